@@ -1,0 +1,36 @@
+// The contract's types, generated from openapi.yaml (./openapi.ts), and small helpers keyed by operationId.
+// Type-only: nothing here exists at run time.
+import type { components, operations, paths } from './openapi.js';
+
+export type { components, operations, paths };
+
+export type Plant = components['schemas']['Plant'];
+export type NewPlant = components['schemas']['NewPlant'];
+export type ErrorBody = components['schemas']['Error'];
+
+/** Every operation of the contract, by its operationId. */
+export type OperationId = keyof operations;
+
+/** An exact signed 64-bit id: a number where it is a safe integer, a bigint beyond. */
+export type PlantId = NewPlant['id'];
+
+type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : undefined;
+
+/** The JSON body an operation takes (undefined when it takes none). */
+export type RequestBodyOf<Op extends OperationId> = JsonContent<NonNullable<operations[Op]['requestBody']>>;
+
+/** The path parameters of an operation. */
+export type PathParamsOf<Op extends OperationId> = operations[Op]['parameters'] extends { path: infer P }
+  ? P
+  : undefined;
+
+/** The query parameters of an operation. */
+export type QueryOf<Op extends OperationId> = operations[Op]['parameters'] extends { query?: infer Q } ? Q : undefined;
+
+type SuccessStatus = 200 | 201 | 204;
+
+/** The status code an operation answers with on success. */
+export type SuccessStatusOf<Op extends OperationId> = Extract<keyof operations[Op]['responses'], SuccessStatus>;
+
+/** The body of an operation's success answer (undefined for 204). */
+export type SuccessBodyOf<Op extends OperationId> = JsonContent<operations[Op]['responses'][SuccessStatusOf<Op>]>;

@@ -1,0 +1,98 @@
+// Configuration: read from the environment once, at start-up, validated into a frozen object that is passed in.
+// A bad value stops start-up with a message naming the variable and what it accepts.
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** `sqlite:<path>`, `sqlite::memory:` or `postgres://...`. */
+  readonly databaseUrl: string;
+  readonly logLevel: LogLevel;
+  /** Requests per principal per window; null turns rate limiting off. */
+  readonly rateLimit: { readonly max: number; readonly windowMs: number } | null;
+  /** Origins allowed by CORS; empty means CORS stays off. */
+  readonly corsOrigins: readonly string[];
+  /** Longest time a request may take to arrive and be answered. */
+  readonly requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open. */
+  readonly keepAliveTimeoutMs: number;
+  /** How long graceful shutdown waits for in-flight requests before closing anyway. */
+  readonly shutdownTimeoutMs: number;
+  readonly trustProxy: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/plant-store.db';
+
+function integer(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number) {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(`${name} must be from ${min} to ${max}, got ${value}`);
+  return value;
+}
+
+function boolean(env: Record<string, string | undefined>, name: string, fallback: boolean) {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function databaseUrl(raw: string | undefined): string {
+  const value = raw?.trim() || DEFAULT_DATABASE_URL;
+  if (value === 'sqlite::memory:') return value;
+  if (/^sqlite:.+/.test(value)) return value;
+  if (/^postgres(ql)?:\/\/.+/.test(value)) return value;
+  throw new ConfigError(
+    `DATABASE_URL must be sqlite:<file path>, sqlite::memory: or postgres://user@host:port/database, got "${value}"`,
+  );
+}
+
+function origins(raw: string | undefined): string[] {
+  if (!raw?.trim()) return [];
+  return raw.split(',').map((origin) => {
+    const value = origin.trim();
+    if (value === '*') return value;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new ConfigError(`CORS_ORIGINS must be a comma-separated list of origins like https://app.example.com, got "${value}"`);
+    }
+    if (url.origin !== value.replace(/\/$/, '')) {
+      throw new ConfigError(`CORS_ORIGINS entries must be bare origins (scheme://host[:port]), got "${value}"`);
+    }
+    return url.origin;
+  });
+}
+
+/** Parses the environment into a Config, or throws a ConfigError naming the bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const logLevel = (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+  const rateLimitMax = integer(env, 'RATE_LIMIT_MAX', 1200, 0, 1_000_000_000);
+  const rateLimitWindowMs = integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1, 86_400_000);
+  return Object.freeze({
+    host: env.HOST?.trim() || '127.0.0.1',
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    databaseUrl: databaseUrl(env.DATABASE_URL),
+    logLevel,
+    rateLimit: rateLimitMax === 0 ? null : Object.freeze({ max: rateLimitMax, windowMs: rateLimitWindowMs }),
+    corsOrigins: Object.freeze(origins(env.CORS_ORIGINS)),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 10_000, 100, 600_000),
+    keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+  });
+}
