@@ -33,7 +33,8 @@ export const DEFAULT_DATABASE_URL = 'sqlite:./data/plant-store.db';
 function integer(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number) {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  if (!/^\d+$/.test(raw.trim()))
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   const value = Number(raw.trim());
   if (value < min || value > max) throw new ConfigError(`${name} must be from ${min} to ${max}, got ${value}`);
   return value;
@@ -66,7 +67,9 @@ function origins(raw: string | undefined): string[] {
     try {
       url = new URL(value);
     } catch {
-      throw new ConfigError(`CORS_ORIGINS must be a comma-separated list of origins like https://app.example.com, got "${value}"`);
+      throw new ConfigError(
+        `CORS_ORIGINS must be a comma-separated list of origins like https://app.example.com, got "${value}"`,
+      );
     }
     if (url.origin !== value.replace(/\/$/, '')) {
       throw new ConfigError(`CORS_ORIGINS entries must be bare origins (scheme://host[:port]), got "${value}"`);

@@ -1,0 +1,19 @@
+// getPlants: one page of the caller's plants in ascending id order, with a Link to the next page when more follow.
+import { decodeCursor, nextPageLink } from '../paging.js';
+import type { Handler } from './handler.js';
+
+const DEFAULT_LIMIT = 100;
+
+export const getPlants: Handler<'getPlants'> = async ({ principal, query, path }, { store }) => {
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const page = await store.plants.list(principal.subject, after === undefined ? { limit } : { limit, after });
+  const last = page.plants.at(-1);
+  const headers: Record<string, string> = {};
+  if (page.hasMore && last) headers.link = nextPageLink(path, limit, last.id);
+  return {
+    status: 200,
+    body: page.plants.map(({ name, tag }) => (tag === undefined ? { name } : { name, tag })),
+    headers,
+  };
+};

@@ -1,0 +1,39 @@
+// The handler contract: one function per operationId, typed from the generated contract, free of Fastify.
+// A missing or misspelled operationId in the map is a compile error (see handlers/index.ts).
+import type {
+  OperationId,
+  PathParamsOf,
+  QueryOf,
+  RequestBodyOf,
+  SuccessBodyOf,
+  SuccessStatusOf,
+} from '@plant-store/contract';
+import type { Principal } from '../principal.js';
+import type { Store } from '../store/store.js';
+
+export interface HandlerInput<Op extends OperationId> {
+  principal: Principal;
+  body: RequestBodyOf<Op>;
+  params: PathParamsOf<Op>;
+  /** The query after validation, with defaults applied. */
+  query: NonNullable<QueryOf<Op>>;
+  /** The request path, for building links. */
+  path: string;
+}
+
+export interface HandlerResult<Op extends OperationId> {
+  status: SuccessStatusOf<Op>;
+  body: SuccessBodyOf<Op>;
+  headers?: Record<string, string>;
+}
+
+export interface HandlerDeps {
+  store: Store;
+}
+
+export type Handler<Op extends OperationId> = (
+  input: HandlerInput<Op>,
+  deps: HandlerDeps,
+) => Promise<HandlerResult<Op>>;
+
+export type Handlers = { readonly [Op in OperationId]: Handler<Op> };

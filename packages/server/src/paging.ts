@@ -1,0 +1,27 @@
+// Paging of GET /plants: an opaque cursor naming the last id of a page, and the RFC 8288 link to the next page.
+import { ApiError } from './errors.js';
+
+const PREFIX = 'v1:';
+
+export function encodeCursor(lastId: bigint): string {
+  return Buffer.from(`${PREFIX}${lastId}`, 'utf8').toString('base64url');
+}
+
+/** The id after which the next page starts; a 400 for anything this service did not issue. */
+export function decodeCursor(cursor: string): bigint {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const match = /^v1:(-?(?:0|[1-9]\d{0,18}))$/.exec(text);
+  if (match?.[1] !== undefined) {
+    const id = BigInt(match[1]);
+    if (id >= -(2n ** 63n) && id < 2n ** 63n) return id;
+  }
+  throw new ApiError(
+    400,
+    'query parameter "cursor" is not a cursor this service issued; follow the URL of the Link rel="next" header',
+  );
+}
+
+/** The Link header value pointing at the page after `lastId`. */
+export function nextPageLink(path: string, limit: number, lastId: bigint): string {
+  return `<${path}?limit=${limit}&cursor=${encodeCursor(lastId)}>; rel="next"`;
+}

@@ -1,0 +1,109 @@
+// The service over a real loopback socket: the same contract with real HTTP, concurrency, timeouts and shutdown.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueToken } from '../src/services/tokens.js';
+import { openStore } from '../src/store/open-store.js';
+import { type ContractValidator, createContractValidator } from './support/contract-validator.js';
+import { startServerProcess } from './support/process.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+
+let server: TestServer;
+let token: string;
+let validator: ContractValidator;
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { REQUEST_TIMEOUT_MS: '1000', RATE_LIMIT_MAX: '0' } });
+  token = await server.token('socket');
+  validator = await createContractValidator();
+});
+afterAll(() => server.close());
+
+async function send(method: string, path: '/plants' | '/plants/{id}', url: string, body?: string) {
+  const response = await fetch(`${server.url}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body } : {}),
+  });
+  const text = await response.text();
+  const headers = Object.fromEntries(response.headers.entries());
+  expect(validator.check({ method, path, status: response.status, headers, body: text })).toEqual([]);
+  return { status: response.status, text, headers };
+}
+
+describe('over a real socket', () => {
+  it('creates, lists and deletes', async () => {
+    expect((await send('POST', '/plants', '/plants', '{"id": 9223372036854775807, "name": "Max"}')).status).toBe(200);
+    const listed = await send('GET', '/plants', '/plants');
+    expect(JSON.parse(listed.text)).toEqual([{ name: 'Max' }]);
+    expect((await send('DELETE', '/plants/{id}', '/plants/9223372036854775807')).status).toBe(204);
+    expect((await send('DELETE', '/plants/{id}', '/plants/9223372036854775807')).status).toBe(404);
+  });
+
+  it('answers concurrent creates of one id with exactly one 200 and the rest 409', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => send('POST', '/plants', '/plants', `{"id": 4242, "name": "racer ${i}"}`)),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(49);
+  });
+
+  it('closes a connection that trickles its headers past the request timeout', async () => {
+    const { port, hostname } = new URL(server.url);
+    const socket = connect(Number(port), hostname);
+    socket.write('GET /plants HTTP/1.1\r\nHost: x\r\n');
+    const started = Date.now();
+    const closed = await new Promise<string>((resolve) => {
+      let data = '';
+      socket.on('data', (chunk) => {
+        data += chunk;
+      });
+      socket.on('close', () => resolve(data));
+      const trickle = setInterval(() => socket.writable && socket.write('X-Slow: 1\r\n'), 200);
+      socket.on('close', () => clearInterval(trickle));
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(closed).toMatch(/^HTTP\/1\.1 408/);
+  });
+});
+
+describe('the server process', () => {
+  it('finishes an in-flight request on SIGTERM, then exits 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plant-store-term-'));
+    const databaseUrl = `sqlite:${join(dir, 'db.sqlite')}`;
+    const setup = await openStore(databaseUrl);
+    await setup.migrate();
+    const { token: termToken } = await issueToken(setup.tokens, { subject: 'term' });
+    await setup.close();
+    const proc = await startServerProcess({ DATABASE_URL: databaseUrl });
+    const { port } = new URL(proc.url);
+    const body = '{"id": 1, "name": "in flight"}';
+    const socket = connect(Number(port), '127.0.0.1');
+    const answer = new Promise<string>((resolve) => {
+      let data = '';
+      socket.on('data', (chunk) => {
+        data += chunk;
+      });
+      socket.on('close', () => resolve(data));
+    });
+    socket.write(
+      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${termToken}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    proc.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.write(body.slice(10));
+    expect(await answer).toMatch(/^HTTP\/1\.1 200/);
+    expect(await proc.exited).toBe(0);
+    expect(proc.output()).toContain('shutting down');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses to start with a clear message for a bad setting', async () => {
+    await expect(startServerProcess({ PORT: 'eighty' })).rejects.toThrow('PORT must be a whole number');
+  });
+});

@@ -1,0 +1,61 @@
+// Test support: the real app on a real SQLite file in a temp dir, for inject tests or over a loopback socket.
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { issueToken } from '../../src/services/tokens.js';
+import { openStore } from '../../src/store/open-store.js';
+import type { Scope, Store } from '../../src/store/store.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  store: Store;
+  /** Issues a real token for `subject` (both scopes unless given). */
+  token(subject: string, scopes?: Scope[], expiresInMs?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface TestServer extends TestApp {
+  /** http://127.0.0.1:PORT */
+  url: string;
+}
+
+export async function createTestApp(options: { env?: Record<string, string> } = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'plant-store-test-'));
+  const config = loadConfig({
+    DATABASE_URL: `sqlite:${join(dir, 'plant-store.db')}`,
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    ...options.env,
+  });
+  const store = await openStore(config.databaseUrl);
+  await store.migrate();
+  const app = await buildApp({ config, store });
+  return {
+    app,
+    store,
+    async token(subject, scopes, expiresInMs) {
+      const issued = await issueToken(store.tokens, {
+        subject,
+        ...(scopes ? { scopes } : {}),
+        ...(expiresInMs === undefined ? {} : { expiresInMs }),
+      });
+      return issued.token;
+    },
+    async close() {
+      await app.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startTestServer(options: { env?: Record<string, string> } = {}): Promise<TestServer> {
+  const testApp = await createTestApp(options);
+  await testApp.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = testApp.app.server.address() as AddressInfo;
+  return { ...testApp, url: `http://127.0.0.1:${port}` };
+}
