@@ -7,6 +7,7 @@ import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import openapiGlue, { type FastifyOpenapiGlueOptions } from 'fastify-openapi-glue';
+import { Redis } from 'ioredis';
 import { createSecurityHandlers, type SecurityHandler } from './auth.js';
 import type { Config } from './config.js';
 import { type Contract, loadContract } from './contract.js';
@@ -17,6 +18,7 @@ import { handlers as defaultHandlers } from './handlers/index.js';
 import { JsonBodyError, parseJsonExact } from './json-body.js';
 import { registerNotFoundHandler } from './not-found.js';
 import { registerOperationalRoutes } from './operational-routes.js';
+import { createJwtVerifier } from './services/jwt.js';
 import type { Store } from './store/store.js';
 import { createValidatorCompiler } from './validation.js';
 
@@ -82,7 +84,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, store } = options;
   const contract = options.contract ?? loadContract();
   const handlers = options.handlers ?? (defaultHandlers as unknown as Readonly<Record<string, Handler<never>>>);
-  const securityHandlers: Readonly<Record<string, SecurityHandler>> = createSecurityHandlers(store);
+  const verifyJwt = config.jwt ? await createJwtVerifier(config.jwt) : null;
+  const securityHandlers: Readonly<Record<string, SecurityHandler>> = createSecurityHandlers(store, verifyJwt);
   checkBindings(contract, handlers, securityHandlers);
 
   const app = Fastify({
@@ -142,7 +145,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
 
   if (config.rateLimit) {
+    // With REDIS_URL the counters are shared by every instance; without it each process counts on its own.
+    const redis = config.redisUrl
+      ? new Redis(config.redisUrl, { connectTimeout: 1_000, maxRetriesPerRequest: 1, lazyConnect: false })
+      : undefined;
+    if (redis) {
+      redis.on('error', (error) => app.log.warn({ err: error }, 'redis for rate limits is unreachable'));
+      app.addHook('onClose', async () => {
+        await redis.quit().catch(() => redis.disconnect());
+      });
+    }
     await app.register(rateLimit, {
+      ...(redis ? { redis, nameSpace: 'plant-store:rate:', skipOnError: true } : {}),
       global: true,
       // After authentication (onRequest), before the body is read: limits are per principal.
       hook: 'preParsing',
@@ -167,6 +181,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return {
         onRequest: operation.securitySchemes.map((scheme) => securityHandlers[scheme]!(operationId, operation.scope)),
         config: { operationId },
+        // Fastify validates a body only when one was sent; the contract requires it for some operations.
+        preValidation: async (request: FastifyRequest) => {
+          if (operation.bodyRequired && request.body === undefined) {
+            throw new ApiError(
+              400,
+              'the request body is required: send a JSON object with Content-Type: application/json',
+            );
+          }
+        },
         handler: async (request: FastifyRequest, reply: FastifyReply) => {
           const result = await handler(
             {

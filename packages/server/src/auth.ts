@@ -3,6 +3,7 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { ApiError } from './errors.js';
 import type { Principal } from './principal.js';
+import { type JwtVerifier, looksLikeJwt } from './services/jwt.js';
 import { authenticateToken } from './services/tokens.js';
 import type { Scope, Store } from './store/store.js';
 
@@ -30,12 +31,16 @@ const REASONS = {
   unknown: 'the bearer token is not recognised',
   revoked: 'the bearer token has been revoked',
   expired: 'the bearer token has expired',
+  invalid: 'the bearer token is not valid: check its signature, issuer, audience and dates',
 } as const;
 
 export type SecurityHandler = (operationId: string, scope: Scope | null) => onRequestAsyncHookHandler;
 
-/** The security handlers, keyed by the contract's security scheme names. */
-export function createSecurityHandlers(store: Store): Readonly<Record<'bearerAuth', SecurityHandler>> {
+/** The security handlers, keyed by the contract's security scheme names. JWTs go to `verifyJwt` when given. */
+export function createSecurityHandlers(
+  store: Store,
+  verifyJwt: JwtVerifier | null,
+): Readonly<Record<'bearerAuth', SecurityHandler>> {
   return {
     bearerAuth: (operationId, scope) =>
       async function bearerAuth(request) {
@@ -51,7 +56,9 @@ export function createSecurityHandlers(store: Store): Readonly<Record<'bearerAut
         if (!/^bearer(\s|$)/i.test(header)) throw unauthorized('the Authorization header must use the Bearer scheme');
         const match = BEARER.exec(header);
         if (!match?.[1]) throw unauthorized('the bearer token is malformed', 'invalid_token');
-        const result = await authenticateToken(store.tokens, match[1]);
+        const token = match[1];
+        const result =
+          verifyJwt && looksLikeJwt(token) ? await verifyJwt(token) : await authenticateToken(store.tokens, token);
         if (!result.ok) throw unauthorized(REASONS[result.reason], 'invalid_token');
         if (scope && !result.principal.scopes.includes(scope)) {
           throw new ApiError(403, `this token lacks the "${scope}" scope that ${operationId} needs`, {

@@ -3,11 +3,28 @@
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
+/** Verification of identity-provider JWTs; exactly one of jwksUrl, publicKey and secret is set. */
+export interface JwtConfig {
+  readonly jwksUrl?: string;
+  readonly publicKey?: string;
+  readonly secret?: string;
+  readonly algorithms?: readonly string[];
+  readonly issuer: string;
+  readonly audience: string;
+  readonly clockToleranceSec: number;
+}
+
 export interface Config {
   readonly host: string;
   readonly port: number;
   /** `sqlite:<path>`, `sqlite::memory:` or `postgres://...`. */
   readonly databaseUrl: string;
+  /** Connections in the PostgreSQL pool (per process). */
+  readonly databasePoolSize: number;
+  /** Redis URL shared by instances for rate limits; null keeps the counters in this process. */
+  readonly redisUrl: string | null;
+  /** JWT bearer tokens from an identity provider, besides the CLI's tokens; null when not configured. */
+  readonly jwt: JwtConfig | null;
   readonly logLevel: LogLevel;
   /** Requests per principal per window; null turns rate limiting off. */
   readonly rateLimit: { readonly max: number; readonly windowMs: number } | null;
@@ -78,6 +95,45 @@ function origins(raw: string | undefined): string[] {
   });
 }
 
+function jwt(env: Record<string, string | undefined>): JwtConfig | null {
+  const jwksUrl = env.JWT_JWKS_URL?.trim() || undefined;
+  const publicKey = env.JWT_PUBLIC_KEY?.trim() || undefined;
+  const secret = env.JWT_SECRET || undefined;
+  const sources = [jwksUrl, publicKey, secret].filter((value) => value !== undefined);
+  if (sources.length === 0) return null;
+  if (sources.length > 1) throw new ConfigError('set only one of JWT_JWKS_URL, JWT_PUBLIC_KEY and JWT_SECRET');
+  if (jwksUrl && !/^https?:\/\//.test(jwksUrl))
+    throw new ConfigError(`JWT_JWKS_URL must be an http(s) URL, got "${jwksUrl}"`);
+  if (secret !== undefined && secret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
+  const issuer = env.JWT_ISSUER?.trim();
+  const audience = env.JWT_AUDIENCE?.trim();
+  if (!issuer || !audience)
+    throw new ConfigError('JWT_ISSUER and JWT_AUDIENCE are required when JWT verification is on');
+  const algorithms = env.JWT_ALGORITHMS?.split(',')
+    .map((value) => value.trim())
+    .filter(Boolean);
+  if (algorithms?.some((algorithm) => algorithm.toLowerCase() === 'none')) {
+    throw new ConfigError('JWT_ALGORITHMS must not include "none"');
+  }
+  return Object.freeze({
+    ...(jwksUrl ? { jwksUrl } : {}),
+    ...(publicKey ? { publicKey: publicKey.replaceAll('\\n', '\n') } : {}),
+    ...(secret ? { secret } : {}),
+    ...(algorithms?.length ? { algorithms: Object.freeze(algorithms) } : {}),
+    issuer,
+    audience,
+    clockToleranceSec: integer(env, 'JWT_CLOCK_TOLERANCE_S', 30, 0, 600),
+  });
+}
+
+function redisUrl(raw: string | undefined): string | null {
+  const value = raw?.trim();
+  if (!value) return null;
+  if (!/^rediss?:\/\/.+/.test(value))
+    throw new ConfigError(`REDIS_URL must look like redis://host:port, got "${value}"`);
+  return value;
+}
+
 /** Parses the environment into a Config, or throws a ConfigError naming the bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const logLevel = (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as LogLevel;
@@ -90,6 +146,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: env.HOST?.trim() || '127.0.0.1',
     port: integer(env, 'PORT', 3000, 0, 65535),
     databaseUrl: databaseUrl(env.DATABASE_URL),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    redisUrl: redisUrl(env.REDIS_URL),
+    jwt: jwt(env),
     logLevel,
     rateLimit: rateLimitMax === 0 ? null : Object.freeze({ max: rateLimitMax, windowMs: rateLimitWindowMs }),
     corsOrigins: Object.freeze(origins(env.CORS_ORIGINS)),

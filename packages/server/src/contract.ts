@@ -15,6 +15,8 @@ export interface ContractOperation {
   scope: Scope | null;
   /** Names of the security schemes the operation requires. */
   securitySchemes: string[];
+  /** Whether the operation requires a request body. */
+  bodyRequired: boolean;
 }
 
 export interface Contract {
@@ -44,6 +46,7 @@ export function loadContract(url: URL = CONTRACT_PATH): Contract {
         path,
         scope: (operation['x-required-scope'] as Scope | undefined) ?? null,
         securitySchemes: [...new Set(security.flatMap((requirement) => Object.keys(requirement)))],
+        bodyRequired: (operation.requestBody as { required?: boolean } | undefined)?.required === true,
       });
     }
   }

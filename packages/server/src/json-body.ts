@@ -22,7 +22,7 @@ function isUnsafeInteger(token: string): boolean {
 export function parseJsonExact(text: string): unknown {
   const needsBigints = LONG_DIGITS.test(text);
   // A random marker per parse: a client cannot forge it inside a string to smuggle in a bigint.
-  const marker = needsBigints ? `\u0000${randomBytes(8).toString('hex')}:` : '';
+  const marker = needsBigints ? `~int64~${randomBytes(8).toString('hex')}:` : '';
   const source = needsBigints
     ? text.replace(TOKEN, (token) => (token[0] !== '"' && isUnsafeInteger(token) ? `"${marker}${token}"` : token))
     : text;

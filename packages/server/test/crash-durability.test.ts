@@ -15,7 +15,7 @@ async function listAllNames(url: string, token: string): Promise<Set<string>> {
   const names = new Set<string>();
   let next: string | undefined = '/plants?limit=1000';
   while (next) {
-    const response = await fetch(new URL(next, url), { headers: { authorization: `Bearer ${token}` } });
+    const response: Response = await fetch(new URL(next, url), { headers: { authorization: `Bearer ${token}` } });
     expect(response.status).toBe(200);
     for (const plant of (await response.json()) as { name: string }[]) names.add(plant.name);
     next = /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];

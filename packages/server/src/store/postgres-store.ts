@@ -17,7 +17,10 @@ export interface PostgresOptions {
 // Errors that mean the database cannot be reached right now, as opposed to a bug in a query.
 function isUnavailable(error: unknown): boolean {
   const { code, message } = error as { code?: string; message?: string };
-  if (code && (/^(08|57P0|53)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'].includes(code))) {
+  if (
+    code &&
+    (/^(08|57P0|53)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'].includes(code))
+  ) {
     return true;
   }
   return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message ?? '');
@@ -69,7 +72,8 @@ export function openPostgresStore({ url, poolSize }: PostgresOptions): Store {
     try {
       return await pool.query<Row>(text, values);
     } catch (error) {
-      if (isUnavailable(error)) throw new StoreUnavailableError('the PostgreSQL database is unreachable', { cause: error });
+      if (isUnavailable(error))
+        throw new StoreUnavailableError('the PostgreSQL database is unreachable', { cause: error });
       throw error;
     }
   }

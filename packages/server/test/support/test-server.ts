@@ -1,14 +1,13 @@
-// Test support: the real app on a real SQLite file in a temp dir, for inject tests or over a loopback socket.
-import { mkdtempSync, rmSync } from 'node:fs';
+// Test support: the real app on a real database (SQLite file in a temp dir, or a PostgreSQL schema of its own,
+// see test-database.ts), for inject tests or over a loopback socket.
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { issueToken } from '../../src/services/tokens.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Scope, Store } from '../../src/store/store.js';
+import { createTestDatabase } from './test-database.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -24,14 +23,14 @@ export interface TestServer extends TestApp {
 }
 
 export async function createTestApp(options: { env?: Record<string, string> } = {}): Promise<TestApp> {
-  const dir = mkdtempSync(join(tmpdir(), 'plant-store-test-'));
+  const database = createTestDatabase();
   const config = loadConfig({
-    DATABASE_URL: `sqlite:${join(dir, 'plant-store.db')}`,
+    DATABASE_URL: database.url,
     LOG_LEVEL: 'silent',
     PORT: '0',
     ...options.env,
   });
-  const store = await openStore(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   await store.migrate();
   const app = await buildApp({ config, store });
   return {
@@ -48,7 +47,7 @@ export async function createTestApp(options: { env?: Record<string, string> } = 
     async close() {
       await app.close();
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await database.drop();
     },
   };
 }

@@ -1,0 +1,14 @@
+// Picks the store a DATABASE_URL names: sqlite:<path>, sqlite::memory: or postgres://. The one place that switches.
+import { resolve } from 'node:path';
+import { openPostgresStore } from './postgres-store.js';
+import { openSqliteStore } from './sqlite-store.js';
+import type { Store } from './store.js';
+
+export async function openStore(databaseUrl: string, options: { poolSize?: number } = {}): Promise<Store> {
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    return openPostgresStore({ url: databaseUrl, poolSize: options.poolSize ?? 10 });
+  }
+  if (databaseUrl === 'sqlite::memory:') return openSqliteStore(':memory:');
+  if (databaseUrl.startsWith('sqlite:')) return openSqliteStore(resolve(databaseUrl.slice('sqlite:'.length)));
+  throw new TypeError(`unsupported DATABASE_URL "${databaseUrl}"`);
+}
