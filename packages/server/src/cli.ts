@@ -1,0 +1,209 @@
+// The `plant-store` command: serve (default), migrate, and token create/list/revoke.
+// Bad arguments and bad configuration exit with code 2 and a message that says what to fix.
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { runServer } from './server.js';
+import { issueToken, parseDuration, parseScopes } from './services/tokens.js';
+import { openStore } from './store/open-store.js';
+import type { Store } from './store/store.js';
+
+const USAGE = `Usage: plant-store <command> [options]
+
+Commands:
+  serve [--workers N]              migrate, then serve the API (default); N processes share the port
+  migrate                          apply pending database migrations
+  token create --subject NAME [--scope read,write] [--expires-in 30d]
+                                   issue a bearer token (printed once, alone on the last line)
+  token list                       list tokens (never their secrets)
+  token revoke ID                  revoke a token
+
+Configuration comes from the environment (PORT, HOST, DATABASE_URL, ...): see the README.`;
+
+export interface Io {
+  stdout: (line: string) => void;
+  stderr: (line: string) => void;
+  env: Record<string, string | undefined>;
+}
+
+class UsageError extends Error {}
+
+async function withStore<T>(config: Config, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(config.databaseUrl, { poolSize: 2 });
+  try {
+    await store.migrate();
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>, positionals = 0) {
+  try {
+    const parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true });
+    if (parsed.positionals.length > positionals) {
+      throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`);
+    }
+    return parsed;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function tokenCommand(args: string[], config: Config, io: Io): Promise<number> {
+  const [action, ...rest] = args;
+  if (action === 'create') {
+    const { values } = parse(rest, {
+      subject: { type: 'string' },
+      scope: { type: 'string' },
+      'expires-in': { type: 'string' },
+    });
+    if (typeof values.subject !== 'string' || values.subject === '')
+      throw new UsageError('token create needs --subject NAME');
+    let scopes: ReturnType<typeof parseScopes> | undefined;
+    let expiresInMs: number | undefined;
+    try {
+      scopes = typeof values.scope === 'string' ? parseScopes(values.scope) : undefined;
+      expiresInMs = typeof values['expires-in'] === 'string' ? parseDuration(values['expires-in']) : undefined;
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const issued = await withStore(config, (store) =>
+      issueToken(store.tokens, {
+        subject: values.subject as string,
+        ...(scopes ? { scopes } : {}),
+        ...(expiresInMs === undefined ? {} : { expiresInMs }),
+      }),
+    );
+    const { record } = issued;
+    io.stdout(
+      `Created token ${record.id} for "${record.subject}" with scopes ${record.scopes.join(',')}` +
+        `${record.expiresAt ? `, expiring ${record.expiresAt.toISOString()}` : ', never expiring'}.`,
+    );
+    io.stdout('It is shown only once; store it now:');
+    io.stdout(issued.token);
+    return 0;
+  }
+  if (action === 'list') {
+    parse(rest, {});
+    const tokens = await withStore(config, (store) => store.tokens.list());
+    if (tokens.length === 0) {
+      io.stdout('no tokens');
+      return 0;
+    }
+    io.stdout(['ID', 'SUBJECT', 'SCOPES', 'CREATED', 'EXPIRES', 'REVOKED'].join('\t'));
+    for (const token of tokens) {
+      io.stdout(
+        [
+          token.id,
+          token.subject,
+          token.scopes.join(','),
+          token.createdAt.toISOString(),
+          token.expiresAt?.toISOString() ?? '-',
+          token.revokedAt?.toISOString() ?? '-',
+        ].join('\t'),
+      );
+    }
+    return 0;
+  }
+  if (action === 'revoke') {
+    const { positionals } = parse(rest, {}, 1);
+    const id = positionals[0];
+    if (!id) throw new UsageError('token revoke needs the token id (see `plant-store token list`)');
+    const revoked = await withStore(config, (store) => store.tokens.revoke(id, new Date()));
+    if (!revoked) {
+      io.stderr(`plant-store: no token has the id "${id}" (see \`plant-store token list\`)`);
+      return 1;
+    }
+    io.stdout(`Revoked token ${id}.`);
+    return 0;
+  }
+  throw new UsageError(action ? `unknown token command "${action}"` : 'token needs a command: create, list or revoke');
+}
+
+async function serve(args: string[], config: Config): Promise<number> {
+  const { values } = parse(args, { workers: { type: 'string' } });
+  const workers = values.workers === undefined ? 1 : Number(values.workers);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
+    throw new UsageError(
+      `--workers must be a whole number from 1 to 64 (this machine has ${availableParallelism()} cores)`,
+    );
+  }
+  if (workers > 1 && cluster.isPrimary) {
+    // Migrate once here so the workers start on an up-to-date schema, then fork; the workers share the port.
+    await withStore(config, async () => {});
+    for (let i = 0; i < workers; i++) cluster.fork();
+    const stop = (signal: NodeJS.Signals) => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+    cluster.on('exit', (worker, code, signal) => {
+      if (signal !== 'SIGTERM' && signal !== 'SIGINT' && code !== 0) {
+        console.error(`plant-store: worker ${worker.process.pid} died (${signal ?? code}); starting another`);
+        cluster.fork();
+      }
+    });
+    await new Promise<void>((resolve) =>
+      cluster.on('exit', () => Object.keys(cluster.workers ?? {}).length === 0 && resolve()),
+    );
+    return 0;
+  }
+  await runServer(config);
+  return -1; // keeps running until a signal
+}
+
+/** Runs the command line `argv` (without node and the script); resolves to the exit code, or -1 while serving. */
+export async function main(argv: string[], io: Io): Promise<number> {
+  const [command = 'serve', ...args] = argv;
+  try {
+    if (command === 'help' || command === '--help' || command === '-h') {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const config = loadConfig(io.env);
+    if (command === 'serve') return await serve(args, config);
+    if (command === 'migrate') {
+      parse(args, {});
+      const store = await openStore(config.databaseUrl, { poolSize: 1 });
+      try {
+        const applied = await store.migrate();
+        io.stdout(applied.length === 0 ? 'Database is up to date.' : `Applied migrations ${applied.join(', ')}.`);
+      } finally {
+        await store.close();
+      }
+      return 0;
+    }
+    if (command === 'token') return await tokenCommand(args, config, io);
+    throw new UsageError(`unknown command "${command}"`);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`plant-store: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(`plant-store: configuration error: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+const isEntryPoint = process.argv[1] !== undefined && /plant-store(\.js)?$|cli\.ts$/.test(process.argv[1]);
+if (isEntryPoint) {
+  main(process.argv.slice(2), {
+    stdout: (line) => process.stdout.write(`${line}\n`),
+    stderr: (line) => process.stderr.write(`${line}\n`),
+    env: process.env,
+  }).then(
+    (code) => {
+      if (code >= 0) process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(`plant-store: ${(error as Error).message}`);
+      process.exitCode = 1;
+    },
+  );
+}
