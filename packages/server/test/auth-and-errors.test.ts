@@ -6,6 +6,7 @@ import { loadContract } from '../src/contract.js';
 import { handlers } from '../src/handlers/index.js';
 import { issueToken } from '../src/services/tokens.js';
 import { call } from './support/http.js';
+import { TEST_DATABASE } from './support/test-database.js';
 import { createTestApp, type TestApp } from './support/test-server.js';
 
 let t: TestApp;
@@ -118,7 +119,10 @@ describe('routes outside the contract', () => {
 
   it('serves health, readiness and the contract', async () => {
     expect((await call(t.app, { method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
-    expect((await call(t.app, { method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ok', database: 'sqlite' });
+    expect((await call(t.app, { method: 'GET', url: '/readyz' })).json()).toEqual({
+      status: 'ok',
+      database: TEST_DATABASE,
+    });
     const json = await call(t.app, { method: 'GET', url: '/openapi.json' });
     expect((json.json() as { info: { title: string } }).info.title).toBe('OpenAPI Plant Store');
     const yaml = await call(t.app, { method: 'GET', url: '/openapi.yaml' });

@@ -92,7 +92,7 @@ export function openPostgresStore({ url, poolSize }: PostgresOptions): Store {
         const result = await query<{ id: string; name: string; tag: string | null }>(
           `SELECT id::text AS id, name, tag FROM plants
            WHERE owner = $1 AND ($2::bigint IS NULL OR id > $2::bigint)
-           ORDER BY id LIMIT $3`,
+           ORDER BY plants.id LIMIT $3`,
           [owner, after === undefined ? null : after.toString(), limit + 1],
         );
         const plants: StoredPlant[] = result.rows.slice(0, limit).map((row) => ({

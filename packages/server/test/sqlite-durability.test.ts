@@ -1,0 +1,26 @@
+// SQLite's durability settings are really in force on the connection, and data survives closing and reopening.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, expect, it } from 'vitest';
+import { openSqliteStore } from '../src/store/sqlite-store.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+it('runs in WAL mode with synchronous=FULL, and keeps rows across reopen', async () => {
+  const path = join(dir, 'nested', 'plants.db');
+  const store = openSqliteStore(path);
+  await store.migrate();
+  await store.plants.create('owner', { id: 2n ** 63n - 1n, name: 'kept' });
+  const probe = new Database(path, { readonly: true });
+  expect(probe.pragma('journal_mode', { simple: true })).toBe('wal');
+  probe.close();
+  await store.close();
+
+  const reopened = openSqliteStore(path);
+  expect(await reopened.migrate()).toEqual([]);
+  expect((await reopened.plants.list('owner', { limit: 5 })).plants).toEqual([{ id: 2n ** 63n - 1n, name: 'kept' }]);
+  await reopened.close();
+});
