@@ -12,6 +12,8 @@ export interface JwtConfig {
   readonly issuer: string;
   readonly audience: string;
   readonly clockToleranceSec: number;
+  /** Least time between two JWKS fetches, even for unknown key ids (protects the identity provider). */
+  readonly jwksCooldownMs: number;
 }
 
 export interface Config {
@@ -123,6 +125,7 @@ function jwt(env: Record<string, string | undefined>): JwtConfig | null {
     issuer,
     audience,
     clockToleranceSec: integer(env, 'JWT_CLOCK_TOLERANCE_S', 30, 0, 600),
+    jwksCooldownMs: integer(env, 'JWT_JWKS_COOLDOWN_MS', 30_000, 0, 3_600_000),
   });
 }
 

@@ -27,7 +27,10 @@ export async function createJwtVerifier(config: JwtConfig): Promise<JwtVerifier>
   let key: JWTVerifyGetKey | Uint8Array | CryptoKey;
   let algorithms: readonly string[];
   if (config.jwksUrl) {
-    key = createRemoteJWKSet(new URL(config.jwksUrl), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000 });
+    key = createRemoteJWKSet(new URL(config.jwksUrl), {
+      cacheMaxAge: 10 * 60_000,
+      cooldownDuration: config.jwksCooldownMs,
+    });
     algorithms = config.algorithms ?? ['RS256', 'PS256', 'ES256', 'EdDSA'];
   } else if (config.publicKey) {
     const algorithm = config.algorithms?.[0] ?? 'RS256';
