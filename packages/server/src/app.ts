@@ -203,6 +203,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           );
           reply.code(result.status);
           if (result.headers) reply.headers(result.headers);
+          if ('json' in result) return reply.type('application/json; charset=utf-8').send(result.json);
           return reply.send(result.body);
         },
       };

@@ -9,7 +9,7 @@ import { openSqliteStore } from '../src/store/sqlite-store.js';
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-it('runs in WAL mode with synchronous=FULL, and keeps rows across reopen', async () => {
+it('runs in WAL mode, sees other connections’ commits, and keeps rows across reopen', async () => {
   const path = join(dir, 'nested', 'plants.db');
   const store = openSqliteStore(path);
   await store.migrate();
@@ -17,10 +17,21 @@ it('runs in WAL mode with synchronous=FULL, and keeps rows across reopen', async
   const probe = new Database(path, { readonly: true });
   expect(probe.pragma('journal_mode', { simple: true })).toBe('wal');
   probe.close();
+  // A second connection's commit (as another worker process would make) is seen at once despite the page cache.
+  await store.plants.list('owner', { limit: 5 });
+  const other = new Database(path);
+  other.prepare("INSERT INTO plants (owner, id, name) VALUES ('owner', 5, 'from elsewhere')").run();
+  other.close();
+  expect(JSON.parse((await store.plants.list('owner', { limit: 5 })).json)).toEqual([
+    { name: 'from elsewhere' },
+    { name: 'kept' },
+  ]);
+  await store.plants.delete('owner', 5n);
   await store.close();
 
   const reopened = openSqliteStore(path);
   expect(await reopened.migrate()).toEqual([]);
-  expect((await reopened.plants.list('owner', { limit: 5 })).plants).toEqual([{ id: 2n ** 63n - 1n, name: 'kept' }]);
+  const page = await reopened.plants.list('owner', { limit: 5 });
+  expect(page).toEqual({ json: '[{"name":"kept"}]', lastId: 2n ** 63n - 1n, hasMore: false });
   await reopened.close();
 });

@@ -8,6 +8,12 @@ import { createTestDatabase, TEST_DATABASE, type TestDatabase } from './support/
 let database: TestDatabase;
 let store: Store;
 
+/** The page's plants, parsed from the JSON the store built. */
+async function plantsOf(owner: string, options: { limit: number; after?: bigint }) {
+  const page = await store.plants.list(owner, options);
+  return { ...page, plants: JSON.parse(page.json) as { name: string; tag?: string }[] };
+}
+
 beforeAll(async () => {
   database = createTestDatabase();
   store = await openStore(database.url);
@@ -30,32 +36,63 @@ describe(`${TEST_DATABASE} store`, () => {
     expect(await store.plants.create('s-a', { id: 1n, name: 'Fern', tag: 'green' })).toBe(true);
     expect(await store.plants.create('s-a', { id: 1n, name: 'Again' })).toBe(false);
     expect(await store.plants.create('s-b', { id: 1n, name: 'Other owner' })).toBe(true);
-    expect((await store.plants.list('s-a', { limit: 10 })).plants).toEqual([{ id: 1n, name: 'Fern', tag: 'green' }]);
-    expect((await store.plants.list('s-b', { limit: 10 })).plants).toEqual([{ id: 1n, name: 'Other owner' }]);
+    expect((await plantsOf('s-a', { limit: 10 })).plants).toEqual([{ name: 'Fern', tag: 'green' }]);
+    expect((await plantsOf('s-b', { limit: 10 })).plants).toEqual([{ name: 'Other owner' }]);
   });
 
   it('keeps int64 edge ids exact and in signed order', async () => {
     const ids = [INT64_MAX, INT64_MIN, 2n ** 53n + 1n, 2n ** 53n, -1n, 0n];
     for (const id of ids) expect(await store.plants.create('s-edges', { id, name: `n${id}` })).toBe(true);
-    const { plants, hasMore } = await store.plants.list('s-edges', { limit: 100 });
+    const sorted = [...ids].sort((a, b) => (a < b ? -1 : 1));
+    const { plants, hasMore, lastId } = await plantsOf('s-edges', { limit: 100 });
     expect(hasMore).toBe(false);
-    expect(plants.map((plant) => plant.id)).toEqual([...ids].sort((a, b) => (a < b ? -1 : 1)));
+    expect(lastId).toBe(INT64_MAX);
+    expect(plants.map((plant) => plant.name)).toEqual(sorted.map((id) => `n${id}`));
+    // Paging one by one crosses every edge exactly, including 2^53 and 2^53 + 1.
+    const walked: bigint[] = [];
+    let after: bigint | undefined;
+    for (;;) {
+      const page = await plantsOf('s-edges', after === undefined ? { limit: 1 } : { limit: 1, after });
+      if (page.lastId === undefined) break;
+      walked.push(page.lastId);
+      after = page.lastId;
+      if (!page.hasMore) break;
+    }
+    expect(walked).toEqual(sorted);
     expect(await store.plants.delete('s-edges', 2n ** 53n + 1n)).toBe(true);
-    expect((await store.plants.list('s-edges', { limit: 100 })).plants.map((p) => p.id)).toContain(2n ** 53n);
+    const names = (await plantsOf('s-edges', { limit: 100 })).plants.map((p) => p.name);
+    expect(names).toContain(`n${2n ** 53n}`);
+    expect(names).not.toContain(`n${2n ** 53n + 1n}`);
   });
 
   it('pages after a cursor with no gaps or duplicates', async () => {
     const ids = Array.from({ length: 57 }, (_, i) => BigInt(i * 3 - 40));
     for (const id of ids) await store.plants.create('s-pages', { id, name: `p${id}` });
-    const seen: bigint[] = [];
+    const seen: string[] = [];
     let after: bigint | undefined;
     for (;;) {
-      const page = await store.plants.list('s-pages', after === undefined ? { limit: 10 } : { limit: 10, after });
-      seen.push(...page.plants.map((plant) => plant.id));
+      const page = await plantsOf('s-pages', after === undefined ? { limit: 10 } : { limit: 10, after });
+      seen.push(...page.plants.map((plant) => plant.name));
       if (!page.hasMore) break;
-      after = page.plants.at(-1)!.id;
+      after = page.lastId;
     }
-    expect(seen).toEqual(ids);
+    expect(seen).toEqual(ids.map((id) => `p${id}`));
+  });
+
+  it('answers an empty page for an owner with no plants', async () => {
+    expect(await store.plants.list('s-nobody', { limit: 5 })).toEqual({
+      json: '[]',
+      lastId: undefined,
+      hasMore: false,
+    });
+  });
+
+  it('sees its own writes at once, even right after a read', async () => {
+    expect((await plantsOf('s-fresh', { limit: 5 })).plants).toEqual([]);
+    await store.plants.create('s-fresh', { id: 1n, name: 'new' });
+    expect((await plantsOf('s-fresh', { limit: 5 })).plants).toEqual([{ name: 'new' }]);
+    await store.plants.delete('s-fresh', 1n);
+    expect((await plantsOf('s-fresh', { limit: 5 })).plants).toEqual([]);
   });
 
   it('deletes only the owner’s plant', async () => {

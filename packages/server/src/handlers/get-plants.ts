@@ -8,12 +8,7 @@ export const getPlants: Handler<'getPlants'> = async ({ principal, query, path }
   const limit = query.limit ?? DEFAULT_LIMIT;
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const page = await store.plants.list(principal.subject, after === undefined ? { limit } : { limit, after });
-  const last = page.plants.at(-1);
   const headers: Record<string, string> = {};
-  if (page.hasMore && last) headers.link = nextPageLink(path, limit, last.id);
-  return {
-    status: 200,
-    body: page.plants.map(({ name, tag }) => (tag === undefined ? { name } : { name, tag })),
-    headers,
-  };
+  if (page.hasMore && page.lastId !== undefined) headers.link = nextPageLink(path, limit, page.lastId);
+  return { status: 200, json: page.json, headers };
 };

@@ -21,11 +21,14 @@ export interface HandlerInput<Op extends OperationId> {
   path: string;
 }
 
-export interface HandlerResult<Op extends OperationId> {
+export type HandlerResult<Op extends OperationId> = {
   status: SuccessStatusOf<Op>;
-  body: SuccessBodyOf<Op>;
   headers?: Record<string, string>;
-}
+} & (
+  | { body: SuccessBodyOf<Op> }
+  /** The body already serialized, by a store that builds exactly the contract's JSON (the hot read path). */
+  | { json: string }
+);
 
 export interface HandlerDeps {
   store: Store;

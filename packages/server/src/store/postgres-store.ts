@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { StoreUnavailableError } from '../errors.js';
 import { postgresMigrations } from './postgres-migrations.js';
-import type { PlantPage, Scope, Store, StoredPlant, TokenRecord } from './store.js';
+import type { PlantPage, Scope, Store, TokenRecord } from './store.js';
 
 // Any 64-bit key; the lock only serialises this service's migrations.
 const MIGRATION_LOCK = 7_164_217_400_118_001;
@@ -89,18 +89,23 @@ export function openPostgresStore({ url, poolSize }: PostgresOptions): Store {
         return result.rowCount === 1;
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
-        const result = await query<{ id: string; name: string; tag: string | null }>(
-          `SELECT id::text AS id, name, tag FROM plants
-           WHERE owner = $1 AND ($2::bigint IS NULL OR id > $2::bigint)
-           ORDER BY plants.id LIMIT $3`,
-          [owner, after === undefined ? null : after.toString(), limit + 1],
+        // One query: the page as JSON built by PostgreSQL, its last id, and whether one more row follows.
+        const result = await query<{ json: string; last_id: string | null; has_more: boolean }>(
+          `SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('name', name, 'tag', tag)) ORDER BY id)
+                    FILTER (WHERE n <= $3), '[]'::jsonb)::text AS json,
+                  (max(id) FILTER (WHERE n <= $3))::text AS last_id,
+                  count(*) > $3 AS has_more
+           FROM (SELECT id, name, tag, row_number() OVER (ORDER BY id) AS n FROM plants
+                 WHERE owner = $1 AND ($2::bigint IS NULL OR id > $2::bigint)
+                 ORDER BY id LIMIT $3 + 1) AS page`,
+          [owner, after === undefined ? null : after.toString(), limit],
         );
-        const plants: StoredPlant[] = result.rows.slice(0, limit).map((row) => ({
-          id: BigInt(row.id),
-          name: row.name,
-          ...(row.tag === null ? {} : { tag: row.tag }),
-        }));
-        return { plants, hasMore: result.rows.length > limit };
+        const row = result.rows[0]!;
+        return {
+          json: row.json,
+          lastId: row.last_id === null ? undefined : BigInt(row.last_id),
+          hasMore: row.has_more,
+        };
       },
       async delete(owner, id) {
         const result = await query('DELETE FROM plants WHERE owner = $1 AND id = $2', [owner, id.toString()]);

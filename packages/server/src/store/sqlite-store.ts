@@ -1,8 +1,11 @@
 // The embedded SQLite store (better-sqlite3): WAL with synchronous=FULL on every connection, so an answered write
 // survives a crash or power cut; ids are 64-bit integers bound and read as bigint, never rounded.
+// Writes are group-committed; pages and token lookups are cached until the database changes (data_version
+// catches commits by other processes sharing the file, e.g. `serve --workers`).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { createGroupCommit } from './group-commit.js';
 import { sqliteMigrations } from './sqlite-migrations.js';
 import type { PlantPage, Scope, Store, TokenRecord } from './store.js';
 
@@ -27,8 +30,20 @@ function toTokenRecord(row: TokenRow): TokenRecord {
   };
 }
 
+// The page as JSON, built by SQLite: {"name":...} or {"name":...,"tag":...} per plant, in id order.
+const PAGE_SELECT = `SELECT json_group_array(
+    CASE WHEN tag IS NULL THEN json_object('name', name) ELSE json_object('name', name, 'tag', tag) END ORDER BY id
+  ) AS json, max(id) AS lastId`;
+
+const MAX_CACHED_PAGES = 10_000;
+
+export interface SqliteOptions {
+  /** Share one transaction (one fsync) among concurrent writes; off commits each write on its own. */
+  groupCommit?: boolean;
+}
+
 /** Opens (creating if needed) the database at `path`, or an in-memory one for ':memory:'. */
-export function openSqliteStore(path: string): Store {
+export function openSqliteStore(path: string, options: SqliteOptions = {}): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
@@ -37,75 +52,128 @@ export function openSqliteStore(path: string): Store {
   db.pragma('busy_timeout = 5000');
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
 
+  const write: <T>(work: () => T) => Promise<T> =
+    options.groupCommit === false ? async (work) => work() : createGroupCommit(db);
+
   // Statements touching tables that migrations create are prepared on first use.
-  const cache = new Map<string, Database.Statement>();
+  const prepared = new Map<string, Database.Statement>();
   const statement = (sql: string) => {
-    let prepared = cache.get(sql);
-    if (!prepared) {
-      prepared = db.prepare(sql);
-      cache.set(sql, prepared);
+    let found = prepared.get(sql);
+    if (!found) {
+      found = db.prepare(sql);
+      prepared.set(sql, found);
     }
-    return prepared;
+    return found;
+  };
+
+  // Read caches, valid while nothing has changed. data_version moves when another connection commits; this
+  // connection's own writes clear what they touch.
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let seenVersion = -1;
+  const pages = new Map<string, Map<string, PlantPage>>();
+  let cachedPages = 0;
+  const tokensByHash = new Map<string, TokenRow | null>();
+  const fresh = () => {
+    const version = dataVersion.get() as number;
+    if (version !== seenVersion) {
+      seenVersion = version;
+      pages.clear();
+      cachedPages = 0;
+      tokensByHash.clear();
+    }
+  };
+  const changedPlantsOf = (owner: string) => {
+    cachedPages -= pages.get(owner)?.size ?? 0;
+    pages.delete(owner);
   };
 
   return {
     kind: 'sqlite',
     plants: {
       async create(owner, plant) {
-        const result = statement(
+        const insert = statement(
           'INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT (owner, id) DO NOTHING',
-        ).run(owner, plant.id, plant.name, plant.tag ?? null);
-        return result.changes === 1;
+        );
+        const created = await write(() => insert.run(owner, plant.id, plant.name, plant.tag ?? null).changes === 1);
+        if (created) changedPlantsOf(owner);
+        return created;
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
-        const rows = (
+        fresh();
+        const key = `${limit}:${after ?? ''}`;
+        const cached = pages.get(owner)?.get(key);
+        if (cached) return cached;
+        const rows =
           after === undefined
-            ? statement('SELECT id, name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ?')
-                .safeIntegers(true)
-                .all(owner, limit + 1)
-            : statement('SELECT id, name, tag FROM plants WHERE owner = ? AND id > ? ORDER BY id LIMIT ?')
-                .safeIntegers(true)
-                .all(owner, after, limit + 1)
-        ) as { id: bigint; name: string; tag: string | null }[];
-        const plants = rows
-          .slice(0, limit)
-          .map((row) =>
-            row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag },
-          );
-        return { plants, hasMore: rows.length > limit };
+            ? `SELECT id, name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ?`
+            : `SELECT id, name, tag FROM plants WHERE owner = ? AND id > ? ORDER BY id LIMIT ?`;
+        const query = statement(`${PAGE_SELECT} FROM (${rows})`).safeIntegers(true);
+        const head = (after === undefined ? query.get(owner, limit) : query.get(owner, after, limit)) as {
+          json: string;
+          lastId: bigint | null;
+        };
+        const next = statement('SELECT 1 FROM plants WHERE owner = ? AND id > ? LIMIT 1');
+        const page: PlantPage = {
+          json: head.json,
+          lastId: head.lastId ?? undefined,
+          hasMore: head.lastId !== null && next.get(owner, head.lastId) !== undefined,
+        };
+        if (cachedPages >= MAX_CACHED_PAGES) {
+          pages.clear();
+          cachedPages = 0;
+        }
+        let ownerPages = pages.get(owner);
+        if (!ownerPages) pages.set(owner, (ownerPages = new Map()));
+        ownerPages.set(key, page);
+        cachedPages += 1;
+        return page;
       },
       async delete(owner, id) {
-        return statement('DELETE FROM plants WHERE owner = ? AND id = ?').run(owner, id).changes === 1;
+        const remove = statement('DELETE FROM plants WHERE owner = ? AND id = ?');
+        const deleted = await write(() => remove.run(owner, id).changes === 1);
+        if (deleted) changedPlantsOf(owner);
+        return deleted;
       },
     },
     tokens: {
       async insert(record, secretHash) {
-        statement(
+        const insert = statement(
           `INSERT INTO tokens (id, subject, scopes, secret_hash, created_at, expires_at, revoked_at)
            VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        ).run(
-          record.id,
-          record.subject,
-          record.scopes.join(','),
-          secretHash,
-          record.createdAt.toISOString(),
-          record.expiresAt?.toISOString() ?? null,
-          record.revokedAt?.toISOString() ?? null,
         );
+        await write(() =>
+          insert.run(
+            record.id,
+            record.subject,
+            record.scopes.join(','),
+            secretHash,
+            record.createdAt.toISOString(),
+            record.expiresAt?.toISOString() ?? null,
+            record.revokedAt?.toISOString() ?? null,
+          ),
+        );
+        tokensByHash.clear();
       },
       async findByHash(secretHash) {
-        const row = statement('SELECT * FROM tokens WHERE secret_hash = ?').get(secretHash) as TokenRow | undefined;
+        fresh();
+        const key = secretHash.toString('base64');
+        let row = tokensByHash.get(key);
+        if (row === undefined) {
+          row =
+            (statement('SELECT * FROM tokens WHERE secret_hash = ?').get(secretHash) as TokenRow | undefined) ?? null;
+          // Unknown hashes are not cached: a flood of random tokens must not grow the cache.
+          if (row) tokensByHash.set(key, row);
+        }
         return row ? { ...toTokenRecord(row), secretHash: row.secret_hash } : undefined;
       },
       async list() {
         return (statement('SELECT * FROM tokens ORDER BY created_at, id').all() as TokenRow[]).map(toTokenRecord);
       },
       async revoke(id, at) {
-        const result = statement('UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?').run(
-          at.toISOString(),
-          id,
-        );
-        return result.changes === 1;
+        const update = statement('UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?');
+        const revoked = await write(() => update.run(at.toISOString(), id).changes === 1);
+        tokensByHash.clear();
+        return revoked;
       },
     },
     async migrate() {

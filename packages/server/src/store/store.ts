@@ -7,9 +7,12 @@ export interface StoredPlant {
   tag?: string;
 }
 
+/** One page of an owner's plants, already in the shape the API answers with. */
 export interface PlantPage {
-  /** At most `limit` plants, ascending by id. */
-  plants: StoredPlant[];
+  /** A JSON array of at most `limit` Plant objects ({name, tag?}, no id), ascending by id. */
+  json: string;
+  /** The id of the last plant on the page, where the next page starts after; undefined for an empty page. */
+  lastId: bigint | undefined;
   /** True when at least one more plant follows the last one returned. */
   hasMore: boolean;
 }
@@ -17,7 +20,10 @@ export interface PlantPage {
 export interface PlantRepository {
   /** Inserts the plant for `owner`. Returns false, and changes nothing, when `owner` already has that id. */
   create(owner: string, plant: StoredPlant): Promise<boolean>;
-  /** The owner's plants with id greater than `after` (or from the start), ascending by id. */
+  /**
+   * The owner's plants with id greater than `after` (or from the start), ascending by id. The database builds the
+   * JSON itself: no per-row JavaScript objects on the hot read path.
+   */
   list(owner: string, options: { limit: number; after?: bigint }): Promise<PlantPage>;
   /** Deletes the owner's plant. Returns false when the owner has no plant with that id. */
   delete(owner: string, id: bigint): Promise<boolean>;

@@ -1,0 +1,53 @@
+// Group commit for SQLite writes: writes that arrive in the same turn of the event loop share one transaction,
+// so one fsync (synchronous=FULL) acknowledges many requests. Each write still resolves only after its commit.
+import type { Database } from 'better-sqlite3';
+
+interface Pending<T> {
+  write: () => T;
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Returns `enqueue`, which runs a write in the next batch transaction and resolves once that batch is durable. */
+export function createGroupCommit(db: Database, maxBatch = 256): <T>(write: () => T) => Promise<T> {
+  let queue: Pending<unknown>[] = [];
+  let scheduled = false;
+
+  const flush = () => {
+    scheduled = false;
+    const batch = queue;
+    if (batch.length === 0) return;
+    queue = [];
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      db.transaction(() => {
+        for (const item of batch) {
+          // A failing statement rolls back only itself; the others in the batch still commit.
+          try {
+            outcomes.push({ ok: true, value: item.write() });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
+        }
+      })();
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
+  };
+
+  return <T>(write: () => T) =>
+    new Promise<T>((resolve, reject) => {
+      queue.push({ write, resolve, reject } as Pending<unknown>);
+      if (queue.length >= maxBatch) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    });
+}
