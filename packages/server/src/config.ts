@@ -21,6 +21,8 @@ export interface Config {
   readonly port: number;
   /** `sqlite:<path>`, `sqlite::memory:` or `postgres://...`. */
   readonly databaseUrl: string;
+  /** SQLite: share one commit (one fsync) among concurrent writes; false commits each write alone. */
+  readonly sqliteGroupCommit: boolean;
   /** Connections in the PostgreSQL pool (per process). */
   readonly databasePoolSize: number;
   /** Redis URL shared by instances for rate limits; null keeps the counters in this process. */
@@ -149,6 +151,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: env.HOST?.trim() || '127.0.0.1',
     port: integer(env, 'PORT', 3000, 0, 65535),
     databaseUrl: databaseUrl(env.DATABASE_URL),
+    sqliteGroupCommit: boolean(env, 'SQLITE_GROUP_COMMIT', true),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     redisUrl: redisUrl(env.REDIS_URL),
     jwt: jwt(env),

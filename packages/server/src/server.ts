@@ -5,7 +5,10 @@ import type { Config } from './config.js';
 import { openStore } from './store/open-store.js';
 
 export async function runServer(config: Config): Promise<void> {
-  const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const store = await openStore(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    groupCommit: config.sqliteGroupCommit,
+  });
   await store.migrate();
   const app = await buildApp({ config, store });
   app.addHook('onClose', async () => store.close());

@@ -4,11 +4,19 @@ import { openPostgresStore } from './postgres-store.js';
 import { openSqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
 
-export async function openStore(databaseUrl: string, options: { poolSize?: number } = {}): Promise<Store> {
+export interface OpenOptions {
+  /** PostgreSQL pool size. */
+  poolSize?: number;
+  /** SQLite group commit (default on). */
+  groupCommit?: boolean;
+}
+
+export async function openStore(databaseUrl: string, options: OpenOptions = {}): Promise<Store> {
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     return openPostgresStore({ url: databaseUrl, poolSize: options.poolSize ?? 10 });
   }
-  if (databaseUrl === 'sqlite::memory:') return openSqliteStore(':memory:');
-  if (databaseUrl.startsWith('sqlite:')) return openSqliteStore(resolve(databaseUrl.slice('sqlite:'.length)));
+  const sqlite = { groupCommit: options.groupCommit ?? true };
+  if (databaseUrl === 'sqlite::memory:') return openSqliteStore(':memory:', sqlite);
+  if (databaseUrl.startsWith('sqlite:')) return openSqliteStore(resolve(databaseUrl.slice('sqlite:'.length)), sqlite);
   throw new TypeError(`unsupported DATABASE_URL "${databaseUrl}"`);
 }

@@ -72,7 +72,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   let seenVersion = -1;
   const pages = new Map<string, Map<string, PlantPage>>();
   let cachedPages = 0;
-  const tokensByHash = new Map<string, TokenRow | null>();
+  const tokensByHash = new Map<string, TokenRecord & { secretHash: Buffer }>();
   const fresh = () => {
     const version = dataVersion.get() as number;
     if (version !== seenVersion) {
@@ -156,15 +156,14 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       },
       async findByHash(secretHash) {
         fresh();
-        const key = secretHash.toString('base64');
-        let row = tokensByHash.get(key);
-        if (row === undefined) {
-          row =
-            (statement('SELECT * FROM tokens WHERE secret_hash = ?').get(secretHash) as TokenRow | undefined) ?? null;
-          // Unknown hashes are not cached: a flood of random tokens must not grow the cache.
-          if (row) tokensByHash.set(key, row);
-        }
-        return row ? { ...toTokenRecord(row), secretHash: row.secret_hash } : undefined;
+        const key = secretHash.toString('latin1');
+        const cached = tokensByHash.get(key);
+        if (cached) return cached;
+        const row = statement('SELECT * FROM tokens WHERE secret_hash = ?').get(secretHash) as TokenRow | undefined;
+        if (!row) return undefined; // unknown hashes are not cached: random tokens must not grow the cache
+        const record = Object.freeze({ ...toTokenRecord(row), secretHash: row.secret_hash });
+        tokensByHash.set(key, record);
+        return record;
       },
       async list() {
         return (statement('SELECT * FROM tokens ORDER BY created_at, id').all() as TokenRow[]).map(toTokenRecord);

@@ -1,0 +1,26 @@
+// The framework ceiling for the benchmark: a bare Fastify route answering the same 100-plant page from memory,
+// serialized by the same response schema. Usage: PORT=3901 tsx scripts/bench/bare-fastify.ts
+import Fastify from 'fastify';
+
+const page = Array.from({ length: 100 }, (_, i) => ({ name: `plant number ${i + 1}`, tag: `tag${i + 1}` }));
+const app = Fastify({ logger: false });
+app.get(
+  '/plants',
+  {
+    schema: {
+      response: {
+        200: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string' }, tag: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+  async () => page,
+);
+await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 3901) });
+console.log('bare-fastify listening');
