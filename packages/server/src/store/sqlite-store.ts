@@ -123,7 +123,10 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
           cachedPages = 0;
         }
         let ownerPages = pages.get(owner);
-        if (!ownerPages) pages.set(owner, (ownerPages = new Map()));
+        if (!ownerPages) {
+          ownerPages = new Map();
+          pages.set(owner, ownerPages);
+        }
         ownerPages.set(key, page);
         cachedPages += 1;
         return page;
