@@ -1,0 +1,26 @@
+// @plant-store/sdk: the typed client for the Plant Store API. Everything public is exported here; other modules
+// are internal.
+export type { components, ErrorBody, NewPlant, operations, Plant, PlantId, paths } from '@plant-store/contract';
+export type { Middleware } from 'openapi-fetch';
+export {
+  createPlantStoreClient,
+  type ListOptions,
+  type PlantPage,
+  type PlantStoreClient,
+  type PlantStoreClientOptions,
+} from './client.js';
+export {
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  InternalServerError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  PlantStoreConnectionError,
+  PlantStoreError,
+  PlantStoreTimeoutError,
+  RateLimitError,
+  UnsupportedMediaTypeError,
+} from './errors.js';
+export type { CallOptions, RetryOptions, TokenSource } from './transport.js';

@@ -1,0 +1,18 @@
+import { defineConfig } from 'tsup';
+
+// ESM + CommonJS with declarations; the contract's generated types are inlined so the published .d.ts files do not
+// point at the private @plant-store/contract package. openapi-fetch stays an external runtime dependency.
+export default defineConfig({
+  entry: ['src/index.ts'],
+  format: ['esm', 'cjs'],
+  dts: {
+    resolve: true,
+    compilerOptions: { baseUrl: '.', paths: { '@plant-store/contract': ['../contract/src/index.ts'] } },
+  },
+  clean: true,
+  sourcemap: true,
+  target: 'es2022',
+  platform: 'neutral',
+  external: ['openapi-fetch'],
+  treeshake: true,
+});
