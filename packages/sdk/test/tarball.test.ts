@@ -19,7 +19,6 @@ let tarball: string;
 let server: TestServer;
 
 beforeAll(async () => {
-  await run(bin('tsup'), [], { cwd: sdkDir });
   await run('npx', ['-y', 'pnpm@10.34.9', 'pack', '--pack-destination', work], { cwd: sdkDir });
   tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!);
   await run('mkdir', ['-p', project]);
