@@ -94,7 +94,10 @@ describe('plant-store CLI', () => {
   it('explains a bad setting', async () => {
     const { code, stderr } = await promisify(execFile)(process.execPath, [BIN, 'migrate'], {
       env: { ...process.env, DATABASE_URL: 'mysql://nope' },
-    }).catch((error: { code: number; stderr: string }) => error);
+    }).then(
+      (result) => ({ code: 0, stderr: result.stderr }),
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(code).toBe(2);
     expect(stderr).toContain('DATABASE_URL must be sqlite:<file path>');
   });
