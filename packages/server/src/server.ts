@@ -23,12 +23,25 @@ export async function runServer(config: Config): Promise<void> {
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
+    // Node closes "idle" connections as soon as the listener closes, and a connection whose request has not been
+    // read yet counts as idle: its client would see a reset. Give such connections a moment to deliver their
+    // request (answered with Connection: close), then close whatever is still idle.
+    const closeIdle = app.server.closeIdleConnections.bind(app.server);
+    app.server.closeIdleConnections = () => {};
+    setTimeout(() => {
+      closeIdle();
+      setInterval(closeIdle, 100).unref();
+    }, 500).unref();
+    // One more turn of the event loop first accepts connections already queued by the kernel, which closing the
+    // listener would otherwise reset.
+    setImmediate(() =>
+      app.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          app.log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      ),
     );
   };
   process.once('SIGTERM', stop);

@@ -1,6 +1,19 @@
 // Group commit for SQLite writes: writes that arrive in the same turn of the event loop share one transaction,
 // so one fsync (synchronous=FULL) acknowledges many requests. Each write still resolves only after its commit.
 import type { Database } from 'better-sqlite3';
+import { StoreUnavailableError } from '../errors.js';
+
+// SQLite errors that mean "cannot write right now" rather than a bug: locked by another process, disk full or failing.
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|PROTOCOL)/;
+
+/** A write failure as the service reports it: 503 for a database that cannot take writes now, else as it was. */
+export function asStoreError(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && UNAVAILABLE.test(code)) {
+    return new StoreUnavailableError(`the SQLite database cannot take writes (${code})`, { cause: error });
+  }
+  return error;
+}
 
 interface Pending<T> {
   write: () => T;
@@ -31,13 +44,13 @@ export function createGroupCommit(db: Database, maxBatch = 256): <T>(write: () =
         }
       })();
     } catch (error) {
-      for (const item of batch) item.reject(error);
+      for (const item of batch) item.reject(asStoreError(error));
       return;
     }
     batch.forEach((item, index) => {
       const outcome = outcomes[index]!;
       if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.error);
+      else item.reject(asStoreError(outcome.error));
     });
   };
 

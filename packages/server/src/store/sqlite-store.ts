@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { createGroupCommit } from './group-commit.js';
+import { asStoreError, createGroupCommit } from './group-commit.js';
 import { sqliteMigrations } from './sqlite-migrations.js';
 import type { PlantPage, Scope, Store, TokenRecord } from './store.js';
 
@@ -49,11 +49,20 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  // Waiting blocks the event loop, so a write lock held elsewhere is waited for briefly, then answered with 503.
+  db.pragma('busy_timeout = 1000');
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
 
   const write: <T>(work: () => T) => Promise<T> =
-    options.groupCommit === false ? async (work) => work() : createGroupCommit(db);
+    options.groupCommit === false
+      ? async (work) => {
+          try {
+            return work();
+          } catch (error) {
+            throw asStoreError(error);
+          }
+        }
+      : createGroupCommit(db);
 
   // Statements touching tables that migrations create are prepared on first use.
   const prepared = new Map<string, Database.Statement>();
