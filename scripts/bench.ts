@@ -1,7 +1,8 @@
 // `pnpm bench`: throughput, latency and memory of the service next to the framework ceiling and the usual peer,
 // measured side by side in one run (server on core 0, wrk on core 1), written to docs/benchmarks.md with a chart.
-// Options: --seconds N (per scenario, default 8), --connections N (50), --no-postgres, --soak N (seconds; then
-// only the sustained-load test runs).
+// The whole set runs --rounds times (default 3) and each figure is the median round, so a noisy moment on the
+// shared machine cannot decide a ratio. Options: --seconds N (per scenario, default 5), --connections N (50),
+// --rounds N, --no-postgres, --soak N (seconds; then only the sustained-load test runs).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +14,8 @@ import { type Scenario, type WrkResult, wrk } from './bench/wrk.js';
 
 const { values } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '8' },
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '50' },
     'no-postgres': { type: 'boolean', default: false },
     soak: { type: 'string' },
@@ -137,7 +139,7 @@ const table = rows.map(
 );
 const report = `# Benchmarks
 
-Made by \`pnpm bench\` (${seconds} s per scenario, ${connections} connections) on ${new Date().toISOString().slice(0, 10)}:
+Made by \`pnpm bench\` (${values.rounds} rounds, median shown; ${seconds} s per read and create run, ${connections} connections) on ${new Date().toISOString().slice(0, 10)}:
 Node ${process.version}, ${execFileSync('nproc').toString().trim()} cores; every server pinned to core 0 with \`taskset\`,
 \`wrk\` pinned to core 1. All servers ran in this one run, side by side. getPlants reads a 100-plant page; createPlant
 inserts a new id per request with the same durability everywhere (SQLite WAL + \`synchronous=FULL\`); deletePlant removes

@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { runServer } from './server.js';
-import { issueToken, parseDuration, parseScopes } from './services/tokens.js';
+import { assertValidSubject, issueToken, parseDuration, parseScopes } from './services/tokens.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
@@ -26,6 +26,12 @@ export interface Io {
   stderr: (line: string) => void;
   env: Record<string, string | undefined>;
 }
+
+const processIo: Io = {
+  stdout: (line) => process.stdout.write(`${line}\n`),
+  stderr: (line) => process.stderr.write(`${line}\n`),
+  env: process.env,
+};
 
 class UsageError extends Error {}
 
@@ -60,11 +66,12 @@ async function tokenCommand(args: string[], config: Config, io: Io): Promise<num
       scope: { type: 'string' },
       'expires-in': { type: 'string' },
     });
-    if (typeof values.subject !== 'string' || values.subject === '')
-      throw new UsageError('token create needs --subject NAME');
+    const subject = values.subject;
+    if (typeof subject !== 'string' || subject === '') throw new UsageError('token create needs --subject NAME');
     let scopes: ReturnType<typeof parseScopes> | undefined;
     let expiresInMs: number | undefined;
     try {
+      assertValidSubject(subject);
       scopes = typeof values.scope === 'string' ? parseScopes(values.scope) : undefined;
       expiresInMs = typeof values['expires-in'] === 'string' ? parseDuration(values['expires-in']) : undefined;
     } catch (error) {
@@ -72,7 +79,7 @@ async function tokenCommand(args: string[], config: Config, io: Io): Promise<num
     }
     const issued = await withStore(config, (store) =>
       issueToken(store.tokens, {
-        subject: values.subject as string,
+        subject,
         ...(scopes ? { scopes } : {}),
         ...(expiresInMs === undefined ? {} : { expiresInMs }),
       }),
@@ -156,7 +163,7 @@ async function serve(args: string[], config: Config): Promise<number> {
 }
 
 /** Runs the command line `argv` (without node and the script); resolves to the exit code, or -1 while serving. */
-export async function main(argv: string[], io: Io): Promise<number> {
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const [command = 'serve', ...args] = argv;
   try {
     if (command === 'help' || command === '--help' || command === '-h') {
@@ -193,11 +200,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
 const isEntryPoint = process.argv[1] !== undefined && /plant-store(\.js)?$|cli\.ts$/.test(process.argv[1]);
 if (isEntryPoint) {
-  main(process.argv.slice(2), {
-    stdout: (line) => process.stdout.write(`${line}\n`),
-    stderr: (line) => process.stderr.write(`${line}\n`),
-    env: process.env,
-  }).then(
+  main(process.argv.slice(2)).then(
     (code) => {
       if (code >= 0) process.exitCode = code;
     },

@@ -9,25 +9,34 @@ export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
+/** Throws a TypeError unless `subject` can name a token's principal: 1 to 200 characters, none of them controls. */
+export function assertValidSubject(subject: string): void {
+  // Controls (C0, DEL, C1) would let a subject forge lines in logs and in `token list`.
+  if (subject.length < 1 || subject.length > 200 || /\p{Cc}/u.test(subject)) {
+    throw new TypeError('the subject must be 1 to 200 characters with no control characters');
+  }
+}
+
 export async function issueToken(
   tokens: TokenRepository,
   options: { subject: string; scopes?: readonly Scope[]; expiresInMs?: number; now?: Date },
 ): Promise<{ token: string; record: TokenRecord }> {
   const subject = options.subject;
-  const hasControl = [...subject].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f);
-  if (subject.length < 1 || subject.length > 200 || hasControl) {
-    throw new TypeError('the subject must be 1 to 200 characters with no control characters');
-  }
+  assertValidSubject(subject);
   const now = options.now ?? new Date();
   const scopes = [...new Set(options.scopes ?? ALL_SCOPES)];
   if (scopes.length === 0) throw new TypeError('a token needs at least one scope');
+  const { expiresInMs } = options;
+  if (expiresInMs !== undefined && !(Number.isSafeInteger(expiresInMs) && expiresInMs > 0)) {
+    throw new TypeError(`expiresInMs must be a positive whole number of milliseconds, got ${expiresInMs}`);
+  }
   const token = `pst_${randomBytes(32).toString('base64url')}`;
   const record: TokenRecord = {
     id: `tok_${randomBytes(9).toString('base64url')}`,
     subject,
     scopes,
     createdAt: now,
-    expiresAt: options.expiresInMs === undefined ? null : new Date(now.getTime() + options.expiresInMs),
+    expiresAt: expiresInMs === undefined ? null : new Date(now.getTime() + expiresInMs),
     revokedAt: null,
   };
   await tokens.insert(record, hashToken(token));

@@ -42,8 +42,8 @@ export interface SqliteOptions {
   groupCommit?: boolean;
 }
 
-/** Opens (creating if needed) the database at `path`, or an in-memory one for ':memory:'. */
-export function openSqliteStore(path: string, options: SqliteOptions = {}): Store {
+/** A connection to `path` (its directory created if needed) with the settings every store connection runs on. */
+export function openSqliteDatabase(path: string): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
@@ -51,6 +51,12 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   db.pragma('foreign_keys = ON');
   // Waiting blocks the event loop, so a write lock held elsewhere is waited for briefly, then answered with 503.
   db.pragma('busy_timeout = 1000');
+  return db;
+}
+
+/** Opens (creating if needed) the database at `path`, or an in-memory one for ':memory:'. */
+export function openSqliteStore(path: string, options: SqliteOptions = {}): Store {
+  const db = openSqliteDatabase(path);
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
 
   const write: <T>(work: () => T) => Promise<T> =
@@ -189,22 +195,19 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     },
     async migrate() {
       const applied: number[] = [];
-      // IMMEDIATE takes the write lock first, so processes starting together apply each migration once.
-      const apply = db.transaction(() => {
-        const done = new Set(
-          (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
-        );
-        for (const migration of sqliteMigrations) {
-          if (done.has(migration.version)) continue;
+      const isApplied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
+      const record = db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)');
+      for (const migration of sqliteMigrations) {
+        // Each migration commits on its own, so a failing one keeps those before it. IMMEDIATE takes the write
+        // lock before the check, so processes starting together apply each migration once.
+        const apply = db.transaction(() => {
+          if (isApplied.get(migration.version) !== undefined) return false;
           db.exec(migration.sql);
-          db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(
-            migration.version,
-            new Date().toISOString(),
-          );
-          applied.push(migration.version);
-        }
-      });
-      apply.immediate();
+          record.run(migration.version, new Date().toISOString());
+          return true;
+        });
+        if (apply.immediate()) applied.push(migration.version);
+      }
       return applied;
     },
     async ping() {
