@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli.js';
 import { authenticateToken } from '../src/services/tokens.js';
 import { openStore } from '../src/store/open-store.js';
 import { BIN } from './support/process.js';
@@ -13,10 +14,13 @@ const dir = mkdtempSync(join(tmpdir(), 'plant-store-cli-'));
 const databasePath = join(dir, 'cli.db');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cliWith(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
-      env: { ...process.env, DATABASE_URL: `sqlite:${databasePath}` },
+      env: { ...process.env, DATABASE_URL: `sqlite:${databasePath}`, ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -25,8 +29,10 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
   }
 }
 
-async function check(token: string) {
-  const store = await openStore(`sqlite:${databasePath}`);
+const cli = (...args: string[]) => cliWith({}, ...args);
+
+async function check(token: string, path = databasePath) {
+  const store = await openStore(`sqlite:${path}`);
   try {
     return await authenticateToken(store.tokens, token);
   } finally {
@@ -77,10 +83,31 @@ describe('plant-store CLI', () => {
     expect((await cli('token', 'list')).stdout).toMatch(new RegExp(`^${id}\\tcarol.*\\t20\\d\\d-\\S+$`, 'm'));
   });
 
+  it('migrates a new database by itself before a token command', async () => {
+    const fresh = join(dir, 'fresh', 'tokens.db');
+    const env = { DATABASE_URL: `sqlite:${fresh}` };
+    const created = await cliWith(env, 'token', 'create', '--subject', 'dan', '--scope', 'write read');
+    expect(created.code).toBe(0);
+    const token = created.stdout.trim().split('\n').at(-1)!;
+    expect(await check(token, fresh)).toMatchObject({
+      ok: true,
+      principal: { subject: 'dan', scopes: ['write', 'read'] },
+    });
+    expect(await cliWith(env, 'migrate')).toMatchObject({ code: 0, stdout: 'Database is up to date.\n' });
+  });
+
   it.each([
     [['token', 'revoke', 'tok_nope'], 1, 'no token has the id "tok_nope"'],
     [['frobnicate'], 2, 'unknown command "frobnicate"'],
+    [['token'], 2, 'token needs a command: create, list or revoke'],
+    [['token', 'rotate'], 2, 'unknown token command "rotate"'],
+    [['token', 'revoke'], 2, 'token revoke needs the token id'],
+    [['token', 'revoke', 'tok_a', 'tok_b'], 2, 'unexpected argument "tok_b"'],
+    [['token', 'list', '--all'], 2, "Unknown option '--all'"],
+    [['migrate', 'now'], 2, 'Unexpected argument'],
     [['token', 'create'], 2, 'token create needs --subject NAME'],
+    [['token', 'create', '--subject', 'x\ty'], 2, 'the subject must be 1 to 200 characters'],
+    [['token', 'create', '--subject', 'x', '--scope', ''], 2, 'give at least one scope'],
     [['token', 'create', '--subject', 'x', '--scope', 'admin'], 2, 'unknown scope "admin"'],
     [['token', 'create', '--subject', 'x', '--expires-in', 'soon'], 2, '"soon" is not a duration'],
     [['token', 'create', '--subject', 'x', '--bogus'], 2, "Unknown option '--bogus'"],
@@ -102,7 +129,38 @@ describe('plant-store CLI', () => {
     expect(stderr).toContain('DATABASE_URL must be sqlite:<file path>');
   });
 
-  it('prints help', async () => {
-    expect((await cli('--help')).stdout).toContain('token create --subject NAME');
+  it('explains a bad setting of a number', async () => {
+    const { code, stderr } = await cliWith({ PORT: 'eighty' }, 'token', 'list');
+    expect(code).toBe(2);
+    expect(stderr).toContain('configuration error: PORT must be a whole number');
+  });
+
+  it.each(['--help', 'help', '-h'])('prints help for %s', async (flag) => {
+    expect(await cli(flag)).toMatchObject({ code: 0, stdout: expect.stringContaining('token create --subject NAME') });
+  });
+});
+
+describe('main, called in-process', () => {
+  function capture(env: Record<string, string | undefined>) {
+    const out: string[] = [];
+    const err: string[] = [];
+    return {
+      out,
+      err,
+      io: { stdout: (line: string) => out.push(line), stderr: (line: string) => err.push(line), env },
+    };
+  }
+
+  it('answers an unknown command with exit code 2 and the usage on stderr', async () => {
+    const { out, err, io } = capture({});
+    expect(await main(['frobnicate'], io)).toBe(2);
+    expect(out).toEqual([]);
+    expect(err.join('\n')).toMatch(/^plant-store: unknown command "frobnicate"\n\nUsage: plant-store/);
+  });
+
+  it('lists tokens through the given environment', async () => {
+    const { out, io } = capture({ DATABASE_URL: `sqlite:${join(dir, 'in-process.db')}` });
+    expect(await main(['token', 'list'], io)).toBe(0);
+    expect(out).toEqual(['no tokens']);
   });
 });
