@@ -6,6 +6,7 @@ const STORE_SUITES = [
   'packages/server/test/plants-api.test.ts',
   'packages/server/test/auth-and-errors.test.ts',
   'packages/server/test/server-socket.test.ts',
+  'packages/server/test/attack-matrix.test.ts',
 ];
 
 export default defineConfig({
