@@ -92,7 +92,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger:
       config.logLevel === 'silent'
         ? false
-        : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+        : {
+            level: config.logLevel,
+            serializers: {
+              // A token sent in the query string is refused, and must not reach the log either.
+              req: (request: FastifyRequest) => ({
+                method: request.method,
+                url: request.url.replace(/([?&]access_token=)[^&]*/gi, '$1[redacted]'),
+                remoteAddress: request.ip,
+              }),
+            },
+          },
     genReqId: requestId,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT,
