@@ -2,14 +2,9 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
-COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
-COPY packages/contract/package.json packages/contract/
-COPY packages/server/package.json packages/server/
-COPY packages/sdk/package.json packages/sdk/
-RUN npx -y pnpm@10.34.9 install --frozen-lockfile --filter @plant-store/server... --prod=false
-COPY openapi.yaml tsconfig.base.json ./
-COPY packages/contract packages/contract
-COPY packages/server packages/server
+COPY . .
+# Installing runs the root `prepare` script, which compiles the server to packages/server/dist.
+RUN npx -y pnpm@10.34.9 install --frozen-lockfile
 
 FROM node:20-bookworm-slim
 WORKDIR /app

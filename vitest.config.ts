@@ -15,7 +15,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Tests that spawn servers and browsers compete for two cores; keep parallelism modest.
     maxWorkers: 2,
-    globalSetup: ['packages/sdk/test/build-once.ts'],
+    globalSetup: ['scripts/test/build-once.ts'],
     projects: [
       {
         extends: true,
