@@ -66,7 +66,23 @@ describe('over a real socket', () => {
       socket.on('close', () => clearInterval(trickle));
     });
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(closed).toMatch(/^HTTP\/1\.1 408/);
+    expect(closed).toMatch(/^HTTP\/1\.1 408 Request Timeout/);
+    expect(closed).toContain('{"error":408,"message":"the request took too long to arrive"}');
+  });
+
+  it('answers a request that is not HTTP with a 400 in the Error shape', async () => {
+    const { port, hostname } = new URL(server.url);
+    const socket = connect(Number(port), hostname);
+    socket.write('NOT HTTP AT ALL\r\n\r\n');
+    const answer = await new Promise<string>((resolve) => {
+      let data = '';
+      socket.on('data', (chunk) => {
+        data += chunk;
+      });
+      socket.on('close', () => resolve(data));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request/);
+    expect(answer).toContain('{"error":400,"message":"the request could not be parsed as HTTP"}');
   });
 });
 
