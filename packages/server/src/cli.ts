@@ -166,7 +166,7 @@ async function serve(args: string[], config: Config): Promise<number> {
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const [command = 'serve', ...args] = argv;
   try {
-    if (command === 'help' || command === '--help' || command === '-h') {
+    if (['help', '--help', '-h'].includes(command) || args.includes('--help') || args.includes('-h')) {
       io.stdout(USAGE);
       return 0;
     }

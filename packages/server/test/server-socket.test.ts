@@ -119,6 +119,28 @@ describe('the server process', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('logs JSON lines with the request id, and never a token', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plant-store-logs-'));
+    const proc = await startServerProcess({ DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}` });
+    try {
+      await fetch(`${proc.url}/plants?access_token=pst_leaked`, { headers: { 'x-request-id': 'trace-logs-1' } });
+      await fetch(`${proc.url}/plants`, { headers: { authorization: 'Bearer pst_also_secret' } });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const lines = proc
+        .output()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { reqId?: string; msg: string });
+      expect(lines.filter((line) => line.reqId === 'trace-logs-1').length).toBeGreaterThanOrEqual(2);
+      expect(proc.output()).not.toContain('pst_leaked');
+      expect(proc.output()).not.toContain('pst_also_secret');
+    } finally {
+      proc.child.kill('SIGTERM');
+      await proc.exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses to start with a clear message for a bad setting', async () => {
     await expect(startServerProcess({ PORT: 'eighty' })).rejects.toThrow('PORT must be a whole number');
   });
