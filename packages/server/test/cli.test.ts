@@ -138,6 +138,13 @@ describe('plant-store CLI', () => {
   it.each(['--help', 'help', '-h'])('prints help for %s', async (flag) => {
     expect(await cli(flag)).toMatchObject({ code: 0, stdout: expect.stringContaining('token create --subject NAME') });
   });
+
+  it('prints help for --help after a command', async () => {
+    expect(await cli('token', 'create', '--help')).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('token revoke ID'),
+    });
+  });
 });
 
 describe('main, called in-process', () => {
