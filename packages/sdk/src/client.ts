@@ -1,7 +1,7 @@
 // createPlantStoreClient: the typed client. `plants.*` resolve to data and throw PlantStoreError; `raw` is the
 // openapi-fetch client over the same transport, for the `{ data, error, response }` form.
-import type { NewPlant, Plant, PlantId, paths } from '@plant-store/contract';
-import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import type { NewPlant, Plant, PlantId, paths, QueryOf } from '@plant-store/contract';
+import createClient, { type Client, defaultPathSerializer, type Middleware } from 'openapi-fetch';
 import { errorFromResponse } from './errors.js';
 import { int64Text, stringifyExact } from './int64.js';
 import { nextLink } from './link.js';
@@ -33,11 +33,12 @@ export interface PlantStoreClientOptions {
   random?: () => number;
 }
 
-export interface ListOptions extends CallOptions {
-  /** Plants per page, 1 to 1000 (server default 100). */
-  limit?: number;
-  /** Where to continue: the `nextCursor` of a previous page. */
-  cursor?: string;
+/** What `list` and `listPage` ask for: the contract's query of getPlants (`limit` 1 to 1000, `cursor`). */
+export type ListQuery = NonNullable<QueryOf<'getPlants'>>;
+
+export interface ListAllQuery {
+  /** Plants fetched per request, 1 to 1000 (server default 100). Not a cap on the total: listAll yields them all. */
+  pageSize?: ListQuery['limit'];
 }
 
 export interface PlantPage {
@@ -50,12 +51,15 @@ export interface PlantStoreClient {
   plants: {
     /** Creates a plant; resolves to it as stored. Throws ConflictError when the id is taken. */
     create(plant: NewPlant, options?: CallOptions): Promise<Plant>;
-    /** One page of plants (ascending by id). */
-    list(options?: ListOptions): Promise<Plant[]>;
-    /** One page of plants and the cursor of the next. */
-    listPage(options?: ListOptions): Promise<PlantPage>;
-    /** Every plant, page after page: `for await (const plant of client.plants.listAll())`. */
-    listAll(options?: Omit<ListOptions, 'cursor'>): AsyncGenerator<Plant, void, undefined>;
+    /** One page of plants (ascending by id); `cursor` is a `nextCursor` from `listPage`. */
+    list(query?: ListQuery, options?: CallOptions): Promise<Plant[]>;
+    /** One page of plants and the cursor of the next (undefined on the last page). */
+    listPage(query?: ListQuery, options?: CallOptions): Promise<PlantPage>;
+    /**
+     * Every plant, page after page, following the server's `Link: <...>; rel="next"` headers:
+     * `for await (const plant of client.plants.listAll({ pageSize: 500 }))`. `options` apply to each page's request.
+     */
+    listAll(query?: ListAllQuery, options?: CallOptions): AsyncGenerator<Plant, void, undefined>;
     /** Deletes a plant. Throws NotFoundError when this owner has no plant with that id. */
     delete(id: PlantId, options?: CallOptions): Promise<void>;
   };
@@ -82,6 +86,12 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     baseUrl,
     fetch: createTransport(transportOptions),
     bodySerializer: stringifyExact,
+    // Ids go into the path as exact decimal text, checked like the body's: the raw client refuses a rounded one too.
+    pathSerializer: (path, params) =>
+      defaultPathSerializer(
+        path,
+        params.id === undefined ? params : { ...params, id: int64Text(params.id as PlantId) },
+      ),
     ...(options.headers ? { headers: options.headers } : {}),
   });
   if (options.middleware?.length) raw.use(...options.middleware);
@@ -92,13 +102,10 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
       ? { fetch: createTransport(transportOptions, call), ...(call.signal ? { signal: call.signal } : {}) }
       : {};
 
-  async function listPage(list: ListOptions = {}): Promise<PlantPage> {
-    const query = {
-      ...(list.limit === undefined ? {} : { limit: list.limit }),
-      ...(list.cursor === undefined ? {} : { cursor: list.cursor }),
-    };
-    const { data, error, response } = await raw.GET('/plants', { params: { query }, ...perCall(list) });
+  async function listPage(query: ListQuery = {}, call?: CallOptions): Promise<PlantPage> {
+    const { data, error, response } = await raw.GET('/plants', { params: { query }, ...perCall(call) });
     if (data === undefined) throw errorFromResponse(response, error);
+    // Only the cursor is taken from the link: the next request goes to baseUrl, whatever origin the link names.
     const next = nextLink(response.headers.get('link'), response.url || `${baseUrl}/plants`);
     return { plants: data, nextCursor: next?.searchParams.get('cursor') ?? undefined };
   }
@@ -112,23 +119,20 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
         return data;
       },
       listPage,
-      async list(list) {
-        return (await listPage(list)).plants;
+      async list(query, call) {
+        return (await listPage(query, call)).plants;
       },
-      async *listAll(list = {}) {
+      async *listAll(query = {}, call) {
+        const limit = query.pageSize === undefined ? {} : { limit: query.pageSize };
         let cursor: string | undefined;
         do {
-          const page = await listPage(cursor === undefined ? list : { ...list, cursor });
+          const page = await listPage(cursor === undefined ? limit : { ...limit, cursor }, call);
           yield* page.plants;
           cursor = page.nextCursor;
         } while (cursor !== undefined);
       },
       async delete(id, call) {
-        // The id goes into the path as exact text; the contract's type keeps it a number or bigint.
-        const { error, response } = await raw.DELETE('/plants/{id}', {
-          params: { path: { id: int64Text(id) as unknown as PlantId } },
-          ...perCall(call),
-        });
+        const { error, response } = await raw.DELETE('/plants/{id}', { params: { path: { id } }, ...perCall(call) });
         // openapi-fetch answers a 204 without reading a body.
         if (!response.ok) throw errorFromResponse(response, error);
       },

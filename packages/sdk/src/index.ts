@@ -4,7 +4,8 @@ export type { components, ErrorBody, NewPlant, operations, Plant, PlantId, paths
 export type { Middleware } from 'openapi-fetch';
 export {
   createPlantStoreClient,
-  type ListOptions,
+  type ListAllQuery,
+  type ListQuery,
   type PlantPage,
   type PlantStoreClient,
   type PlantStoreClientOptions,

@@ -39,15 +39,16 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'DELETE', 'PUT', 'OPTIONS']);
 export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    // Removed once the wait is over, so a long-lived signal does not collect a listener per retry.
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 
@@ -62,6 +63,8 @@ interface Prepared {
 
 /** One attempt, bounded by the timeout; network failures and timeouts become the SDK's own errors. */
 async function attempt(options: TransportOptions, request: Prepared, call: CallOptions): Promise<Response> {
+  // Listening for 'abort' below misses a signal that has already fired.
+  call.signal?.throwIfAborted();
   const timeoutMs = call.timeoutMs ?? options.timeoutMs;
   const controller = new AbortController();
   let timedOut = false;
@@ -88,19 +91,21 @@ async function attempt(options: TransportOptions, request: Prepared, call: CallO
 /** A fetch for openapi-fetch that authenticates, times out and retries as configured. */
 export function createTransport(options: TransportOptions, call: CallOptions = {}) {
   return async (input: Request): Promise<Response> => {
-    const token = await resolveToken(options.token);
-    const headers = new Headers(input.headers);
-    headers.set('authorization', `Bearer ${token}`);
     // The body is read once so that every attempt can send it again.
     const body = input.body === null ? undefined : await input.arrayBuffer();
-    const request: Prepared = { url: input.url, init: { method: input.method, headers, body } };
+    const prepare = async (): Promise<Prepared> => {
+      // Asked again for every attempt: a retry after a long Retry-After may need a refreshed token.
+      const headers = new Headers(input.headers);
+      headers.set('authorization', `Bearer ${await resolveToken(options.token)}`);
+      return { url: input.url, init: { method: input.method, headers, body } };
+    };
     const { maxRetries, baseDelayMs, maxDelayMs, retryCreateOnNetworkError } = options.retry;
     const networkRetryable = IDEMPOTENT.has(input.method) || retryCreateOnNetworkError;
     for (let retry = 0; ; retry++) {
       const backoff = () => Math.min(maxDelayMs, baseDelayMs * 2 ** retry) * options.random();
       let response: Response;
       try {
-        response = await attempt(options, request, call);
+        response = await attempt(options, await prepare(), call);
       } catch (error) {
         const transient = error instanceof PlantStoreConnectionError || error instanceof PlantStoreTimeoutError;
         if (!transient || !networkRetryable || retry >= maxRetries) throw error;

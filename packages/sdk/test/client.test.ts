@@ -1,5 +1,5 @@
 // The SDK against an injected fetch: requests it sends, errors it throws, retries, timeouts, paging and ids.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   AuthenticationError,
   BadRequestError,
@@ -70,13 +70,14 @@ describe('requests', () => {
     expect(sync.requests[0]!.headers.get('authorization')).toBe('Bearer plain');
   });
 
-  it('runs middleware on every request', async () => {
+  it('runs middleware on every request, without showing it the token', async () => {
     const { fetch, requests } = scriptedFetch(json(200, []));
     const seen: string[] = [];
     const { api } = client(fetch, {
       middleware: [
         {
           onRequest({ request }) {
+            seen.push(`authorization: ${request.headers.get('authorization')}`);
             request.headers.set('x-request-id', 'from-middleware');
             return request;
           },
@@ -88,7 +89,16 @@ describe('requests', () => {
     });
     await api.plants.list();
     expect(requests[0]!.headers.get('x-request-id')).toBe('from-middleware');
-    expect(seen).toEqual(['200']);
+    expect(seen).toEqual(['authorization: null', '200']);
+    expect(requests[0]!.headers.get('authorization')).toBe('Bearer secret');
+  });
+
+  it('sends the client-wide headers with every request', async () => {
+    const { fetch, requests } = scriptedFetch(json(200, []), new Response(null, { status: 204 }));
+    const { api } = client(fetch, { headers: { 'x-client': 'plant-app/1.2' } });
+    await api.plants.list();
+    await api.plants.delete(1);
+    expect(requests.map((r) => r.headers.get('x-client'))).toEqual(['plant-app/1.2', 'plant-app/1.2']);
   });
 
   it('keeps the raw openapi-fetch form reachable', async () => {
@@ -127,6 +137,18 @@ describe('int64 ids', () => {
     await expect(api.plants.delete(1.5)).rejects.toThrow('not a safe integer');
     await expect(api.plants.delete(2n ** 63n)).rejects.toThrow('outside the signed 64-bit range');
     expect(requests).toHaveLength(0);
+  });
+
+  it('checks ids on the raw client too, in the body and in the path', async () => {
+    const { fetch, requests } = scriptedFetch(new Response(null, { status: 204 }));
+    const { api } = client(fetch);
+    await expect(api.raw.POST('/plants', { body: { id: 2 ** 60, name: 'x' } })).rejects.toThrow(TypeError);
+    await expect(api.raw.DELETE('/plants/{id}', { params: { path: { id: 2 ** 60 } } })).rejects.toThrow(
+      'not a safe integer',
+    );
+    expect(requests).toHaveLength(0);
+    await api.raw.DELETE('/plants/{id}', { params: { path: { id: -(2n ** 63n) } } });
+    expect(requests[0]!.url).toBe('http://plants.test/plants/-9223372036854775808');
   });
 
   it('leaves a string that looks like the marker alone', async () => {
@@ -191,6 +213,44 @@ describe('errors', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlantStoreConnectionError);
     expect((error as Error).cause).toBe(cause);
+  });
+
+  it('gives a sensible message for an empty error body and no request id', async () => {
+    const { fetch } = scriptedFetch(new Response(null, { status: 404, statusText: 'Not Found' }));
+    const error = await client(fetch)
+      .api.plants.delete(1)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error).toMatchObject({ status: 404, code: undefined, message: 'HTTP 404 Not Found', requestId: undefined });
+  });
+
+  it('reads a Retry-After date on a RateLimitError', async () => {
+    const date = new Date(Date.now() + 3_600_000).toUTCString();
+    const { fetch } = scriptedFetch(json(429, { error: 429, message: 'slow' }, { 'retry-after': date }));
+    const error = (await client(fetch)
+      .api.plants.list()
+      .catch((e: unknown) => e)) as RateLimitError;
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.retryAfterMs).toBeGreaterThan(3_590_000);
+    expect(error.retryAfterMs).toBeLessThanOrEqual(3_600_000);
+  });
+
+  it('lets onError middleware see a network failure', async () => {
+    const seen: unknown[] = [];
+    const { fetch } = scriptedFetch(new TypeError('offline'));
+    const { api } = client(fetch, {
+      retry: { maxRetries: 0 },
+      middleware: [
+        {
+          onError({ error }) {
+            seen.push(error);
+          },
+        },
+      ],
+    });
+    await expect(api.plants.list()).rejects.toBeInstanceOf(PlantStoreConnectionError);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toBeInstanceOf(PlantStoreConnectionError);
   });
 });
 
@@ -258,6 +318,50 @@ describe('retries', () => {
     expect(await api.plants.create({ id: 1, name: 'x' })).toEqual({ name: 'x' });
     expect(optIn.requests).toHaveLength(2);
   });
+
+  it('keeps every jittered wait within [0, min(maxDelayMs, baseDelayMs * 2^n)]', async () => {
+    const failures = Array.from({ length: 7 }, () => errorBody(503));
+    const { fetch } = scriptedFetch(...failures, json(200, []));
+    const { api, sleeps } = client(fetch, {
+      random: Math.random,
+      retry: { maxRetries: 7, baseDelayMs: 100, maxDelayMs: 1_000 },
+    });
+    await api.plants.list();
+    expect(sleeps).toHaveLength(7);
+    sleeps.forEach((ms, n) => {
+      expect(ms).toBeGreaterThanOrEqual(0);
+      expect(ms).toBeLessThanOrEqual(Math.min(1_000, 100 * 2 ** n));
+    });
+    const edges = scriptedFetch(errorBody(503), errorBody(503), json(200, []));
+    const low = client(edges.fetch, { random: () => 0, retry: { baseDelayMs: 100 } });
+    await low.api.plants.list();
+    expect(low.sleeps).toEqual([0, 0]);
+  });
+
+  it('retries at once after a Retry-After date in the past', async () => {
+    const past = new Date(Date.now() - 60_000).toUTCString();
+    const { fetch } = scriptedFetch(json(503, { error: 503, message: 'x' }, { 'retry-after': past }), json(200, []));
+    const { api, sleeps } = client(fetch);
+    await api.plants.list();
+    expect(sleeps).toEqual([0]);
+  });
+
+  it('asks the token function again for each attempt', async () => {
+    let n = 0;
+    const { fetch, requests } = scriptedFetch(errorBody(429), json(200, []));
+    await client(fetch, { token: () => `t${++n}` }).api.plants.list();
+    expect(requests.map((r) => r.headers.get('authorization'))).toEqual(['Bearer t1', 'Bearer t2']);
+  });
+
+  it('retries a 429 on delete and on the raw client', async () => {
+    const del = scriptedFetch(errorBody(429), new Response(null, { status: 204 }));
+    await client(del.fetch).api.plants.delete(1);
+    expect(del.requests).toHaveLength(2);
+    const raw = scriptedFetch(errorBody(503), json(200, [{ name: 'r' }]));
+    const { data } = await client(raw.fetch).api.raw.GET('/plants');
+    expect(data).toEqual([{ name: 'r' }]);
+    expect(raw.requests).toHaveLength(2);
+  });
 });
 
 describe('timeouts', () => {
@@ -277,16 +381,85 @@ describe('timeouts', () => {
   it('takes a per-call timeout and retries a timed-out read', async () => {
     const { fetch, requests } = scriptedFetch(hang, json(200, [{ name: 'late' }]));
     const { api } = client(fetch, { timeoutMs: 60_000 });
-    expect(await api.plants.list({ timeoutMs: 20 })).toEqual([{ name: 'late' }]);
+    expect(await api.plants.list({}, { timeoutMs: 20 })).toEqual([{ name: 'late' }]);
     expect(requests).toHaveLength(2);
   });
 
   it('stops at once when the caller aborts', async () => {
     const { fetch, requests } = scriptedFetch(hang, json(200, []));
     const controller = new AbortController();
-    const pending = client(fetch).api.plants.list({ signal: controller.signal });
+    const pending = client(fetch).api.plants.list({}, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error('user left')), 10);
     await expect(pending).rejects.toThrow('user left');
+    expect(requests).toHaveLength(1);
+  });
+
+  it('defaults to 10 s per attempt', async () => {
+    vi.useFakeTimers();
+    try {
+      const { fetch } = scriptedFetch(hang);
+      const pending = client(fetch, { retry: { maxRetries: 0 } })
+        .api.plants.list()
+        .catch((e: unknown) => e);
+      await vi.advanceTimersByTimeAsync(9_999);
+      let settled = false;
+      void pending.then(() => {
+        settled = true;
+      });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      const error = await pending;
+      expect(error).toBeInstanceOf(PlantStoreTimeoutError);
+      expect((error as Error).message).toBe('no answer within 10000 ms');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('does not retry a timed-out create unless asked', async () => {
+    const once = scriptedFetch(hang, json(200, { name: 'x' }));
+    await expect(client(once.fetch, { timeoutMs: 20 }).api.plants.create({ id: 1, name: 'x' })).rejects.toBeInstanceOf(
+      PlantStoreTimeoutError,
+    );
+    expect(once.requests).toHaveLength(1);
+    const optIn = scriptedFetch(hang, json(200, { name: 'x' }));
+    const { api } = client(optIn.fetch, { timeoutMs: 20, retry: { retryCreateOnNetworkError: true } });
+    expect(await api.plants.create({ id: 1, name: 'x' })).toEqual({ name: 'x' });
+    expect(optIn.requests).toHaveLength(2);
+  });
+
+  it('keeps a per-call timeout to that call', async () => {
+    const { fetch } = scriptedFetch(
+      hang,
+      () => new Promise<Response>((resolve) => setTimeout(() => resolve(json(200, [])), 50)),
+    );
+    const { api } = client(fetch, { retry: { maxRetries: 0 } });
+    await expect(api.plants.list({}, { timeoutMs: 10 })).rejects.toBeInstanceOf(PlantStoreTimeoutError);
+    expect(await api.plants.list()).toEqual([]);
+  });
+
+  it('sends nothing when the signal has already fired', async () => {
+    const { fetch, requests } = scriptedFetch(json(200, []));
+    const error = await client(fetch)
+      .api.plants.list({}, { signal: AbortSignal.abort(new Error('too late')) })
+      .catch((e: unknown) => e);
+    expect(error).toEqual(new Error('too late'));
+    expect(requests).toHaveLength(0);
+  });
+
+  it('stops waiting between retries when the caller aborts', async () => {
+    const { fetch, requests } = scriptedFetch(json(503, { error: 503, message: 'x' }, { 'retry-after': '5' }));
+    const controller = new AbortController();
+    // The real sleep, not the test's instant one: the abort must cut the 5 s Retry-After short.
+    const pending = createPlantStoreClient({ baseUrl: 'http://plants.test', token: 't', fetch }).plants.list(
+      {},
+      { signal: controller.signal },
+    );
+    setTimeout(() => controller.abort(new Error('user left')), 20);
+    const started = Date.now();
+    await expect(pending).rejects.toThrow('user left');
+    expect(Date.now() - started).toBeLessThan(2_000);
     expect(requests).toHaveLength(1);
   });
 });
@@ -299,7 +472,7 @@ describe('paging', () => {
       json(200, [{ name: 'e' }]),
     );
     const names: string[] = [];
-    for await (const plant of client(fetch).api.plants.listAll({ limit: 2 })) names.push(plant.name);
+    for await (const plant of client(fetch).api.plants.listAll({ pageSize: 2 })) names.push(plant.name);
     expect(names).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(requests.map((r) => r.url)).toEqual([
       'http://plants.test/plants?limit=2',
@@ -316,5 +489,31 @@ describe('paging', () => {
     const { api } = client(fetch);
     expect(await api.plants.listPage({ limit: 1 })).toEqual({ plants: [{ name: 'a' }], nextCursor: 'zz' });
     expect(await api.plants.listPage()).toEqual({ plants: [], nextCursor: undefined });
+  });
+
+  it('sends no further request once the loop stops', async () => {
+    const { fetch, requests } = scriptedFetch(
+      json(200, [{ name: 'a' }, { name: 'b' }], { link: '</plants?limit=2&cursor=c1>; rel="next"' }),
+    );
+    for await (const plant of client(fetch).api.plants.listAll({ pageSize: 2 })) {
+      if (plant.name === 'a') break;
+    }
+    expect(requests).toHaveLength(1);
+  });
+
+  it('sends per-call options with every page of listAll', async () => {
+    const { fetch } = scriptedFetch(json(200, [{ name: 'a' }], { link: '</plants?limit=1&cursor=c1>; rel="next"' }));
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const iterator = client(fetch).api.plants.listAll({ pageSize: 1 }, { signal: controller.signal });
+    await expect(
+      (async () => {
+        for await (const plant of iterator) {
+          seen.push(plant.name);
+          controller.abort(new Error('enough'));
+        }
+      })(),
+    ).rejects.toThrow('enough');
+    expect(seen).toEqual(['a']);
   });
 });

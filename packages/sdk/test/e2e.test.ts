@@ -11,6 +11,7 @@ import {
   PermissionDeniedError,
   PlantStoreConnectionError,
   RateLimitError,
+  UnsupportedMediaTypeError,
 } from '../src/index.js';
 
 let server: TestServer;
@@ -50,7 +51,7 @@ describe('SDK end to end', () => {
     const api = clientFor(await server.token('e2e-paging'));
     for (let id = 25; id >= 1; id--) await api.plants.create({ id, name: `p${id}` });
     const names: string[] = [];
-    for await (const plant of api.plants.listAll({ limit: 10 })) names.push(plant.name);
+    for await (const plant of api.plants.listAll({ pageSize: 10 })) names.push(plant.name);
     expect(names).toEqual(Array.from({ length: 25 }, (_, i) => `p${i + 1}`));
   });
 
@@ -85,6 +86,122 @@ describe('SDK end to end', () => {
       const error = await api.plants.list().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(RateLimitError);
       expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('refuses a body that middleware turned into text/plain with 415', async () => {
+    const api = createPlantStoreClient({
+      baseUrl: server.url,
+      token: await server.token('e2e-415'),
+      middleware: [
+        {
+          onRequest({ request }) {
+            request.headers.set('content-type', 'text/plain');
+            return request;
+          },
+        },
+      ],
+    });
+    await expect(api.plants.create({ id: 1, name: 'x' })).rejects.toMatchObject({
+      constructor: UnsupportedMediaTypeError,
+      status: 415,
+      code: 415,
+    });
+  });
+
+  it('answers 401 with a Bearer challenge, and takes an async token function', async () => {
+    const error = (await clientFor('pst_wrong')
+      .plants.create({ id: 1, name: 'x' })
+      .catch((e: unknown) => e)) as AuthenticationError;
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error).toMatchObject({ status: 401, code: 401 });
+    expect(error.response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const token = await server.token('e2e-async-token');
+    let asked = 0;
+    const api = createPlantStoreClient({
+      baseUrl: server.url,
+      token: async () => {
+        asked++;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return token;
+      },
+    });
+    await api.plants.create({ id: 1, name: 'x' });
+    expect(await api.plants.list()).toEqual([{ name: 'x' }]);
+    expect(asked).toBe(2);
+  });
+
+  it('carries a request id set by middleware through to the error, and fetches 25 plants in 3 pages', async () => {
+    const urls: string[] = [];
+    const api = createPlantStoreClient({
+      baseUrl: server.url,
+      token: await server.token('e2e-middleware'),
+      middleware: [
+        {
+          onRequest({ request }) {
+            request.headers.set('x-request-id', `sdk-e2e-${urls.length}`);
+            urls.push(request.url);
+            return request;
+          },
+        },
+      ],
+    });
+    const error = await api.plants.delete(12345).catch((e: unknown) => e);
+    expect(error).toMatchObject({ constructor: NotFoundError, requestId: 'sdk-e2e-0' });
+    for (let id = 1; id <= 25; id++) await api.plants.create({ id, name: `p${id}` });
+    urls.length = 0;
+    let count = 0;
+    for await (const _plant of api.plants.listAll({ pageSize: 10 })) count++;
+    expect(count).toBe(25);
+    expect(urls).toHaveLength(3);
+    expect(urls[0]).toBe(`${server.url}/plants?limit=10`);
+    expect(urls[1]).toMatch(/\/plants\?limit=10&cursor=[A-Za-z0-9_-]+$/);
+    const last = await api.plants.listPage({ limit: 10, cursor: new URL(urls[2]!).searchParams.get('cursor')! });
+    expect(last).toMatchObject({ nextCursor: undefined });
+    expect(last.plants).toHaveLength(5);
+  });
+
+  it('keeps the raw client’s { data, error, response } form against the real server', async () => {
+    const api = clientFor(await server.token('e2e-raw'));
+    const created = await api.raw.POST('/plants', { body: { id: 9223372036854775807n, name: 'raw' } });
+    expect(created.data).toEqual({ name: 'raw' });
+    const again = await api.raw.POST('/plants', { body: { id: 9223372036854775807n, name: 'raw' } });
+    expect(again.error).toEqual({ error: 409, message: expect.any(String) });
+    expect(again.response.status).toBe(409);
+    const deleted = await api.raw.DELETE('/plants/{id}', { params: { path: { id: 9223372036854775807n } } });
+    expect(deleted.response.status).toBe(204);
+    const listed = await api.raw.GET('/plants', { params: { query: { limit: 1 } } });
+    expect(listed.data).toEqual([]);
+  });
+
+  it('waits out a short Retry-After and succeeds', async () => {
+    const limited = await startTestServer({ env: { RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_MS: '1000' } });
+    try {
+      const onTheWire: number[] = [];
+      const seen: number[] = [];
+      const api = createPlantStoreClient({
+        baseUrl: limited.url,
+        token: await limited.token('e2e-retry-after'),
+        fetch: async (request) => {
+          const response = await fetch(request);
+          onTheWire.push(response.status);
+          return response;
+        },
+        middleware: [
+          {
+            onResponse({ response }) {
+              seen.push(response.status);
+            },
+          },
+        ],
+      });
+      await api.plants.list();
+      expect(await api.plants.list()).toEqual([]);
+      // The 429 was waited out and retried inside the transport; middleware sees only the final answer.
+      expect(onTheWire).toEqual([200, 429, 200]);
+      expect(seen).toEqual([200, 200]);
     } finally {
       await limited.close();
     }

@@ -92,6 +92,11 @@ export async function main(): Promise<Plant[]> {
   await api.plants.delete('1');
   // @ts-expect-error name is required
   await api.plants.create({ id: 2 });
+  // @ts-expect-error pageSize is a number
+  api.plants.listAll({ pageSize: '10' });
+  for await (const plant of api.plants.listAll({ pageSize: 100 }, { timeoutMs: 5_000 })) void plant.tag?.length;
+  const { plants, nextCursor } = await api.plants.listPage({ limit: 2 });
+  void [plants, nextCursor?.length];
   const { data } = await api.raw.GET('/plants', { params: { query: { limit: 5 } } });
   const retryAfter: number | undefined = new RateLimitError({} as never).retryAfterMs;
   void retryAfter;

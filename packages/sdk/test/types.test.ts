@@ -1,6 +1,6 @@
 // Type tests: `pnpm typecheck` proves each @ts-expect-error line fails to compile; results carry the contract's types.
 import { describe, expectTypeOf, it } from 'vitest';
-import { createPlantStoreClient, type NewPlant, type Plant } from '../src/index.js';
+import { type components, createPlantStoreClient, type NewPlant, type Plant, type PlantPage } from '../src/index.js';
 
 const client = createPlantStoreClient({
   baseUrl: 'http://plants.test',
@@ -23,6 +23,18 @@ describe('SDK types', () => {
       void client.plants.delete('1');
       // @ts-expect-error limit must be a number
       void client.plants.list({ limit: '10' });
+      // @ts-expect-error cursor is opaque text
+      void client.plants.list({ cursor: 5 });
+      // @ts-expect-error call options go in the second argument
+      void client.plants.list({ timeoutMs: 5 });
+      // @ts-expect-error pageSize must be a number
+      void client.plants.listAll({ pageSize: '10' });
+      // @ts-expect-error listAll takes a page size, not a cursor
+      void client.plants.listAll({ cursor: 'abc' });
+      // @ts-expect-error the raw client's body has the contract's type too
+      void client.raw.POST('/plants', { body: { name: 'x' } });
+      // @ts-expect-error a string id in the raw client's path
+      void client.raw.DELETE('/plants/{id}', { params: { path: { id: '1' } } });
       // @ts-expect-error the raw client knows the paths
       void client.raw.GET('/plant');
     };
@@ -37,6 +49,11 @@ describe('SDK types', () => {
     expectTypeOf(client.plants.delete).parameter(0).toEqualTypeOf<number | bigint>();
     expectTypeOf<Plant>().toEqualTypeOf<{ name: string; tag?: string }>();
     expectTypeOf(client.plants.listAll()).toMatchTypeOf<AsyncIterable<Plant>>();
+    expectTypeOf(client.plants.listPage).returns.resolves.toEqualTypeOf<PlantPage>();
+    expectTypeOf<PlantPage['plants']>().toEqualTypeOf<Plant[]>();
+    expectTypeOf<PlantPage['nextCursor']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<NewPlant>().toEqualTypeOf<components['schemas']['NewPlant']>();
+    expectTypeOf<NewPlant['id']>().toEqualTypeOf<number | bigint>();
   });
 
   it('types the raw client’s data and error from the contract', async () => {
