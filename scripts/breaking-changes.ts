@@ -1,188 +1,427 @@
-// Breaking-change detection between two dereferenced OpenAPI documents: what a client built against `base` relies on
-// that `next` takes away or tightens. Requests may only get looser, responses may only get richer.
+// What a client built against the released contract relies on and a newer contract takes away or tightens.
+// Both documents must be dereferenced (swagger-parser); requests may only get looser, responses only richer.
 
 type Schema = Record<string, unknown>;
 type Direction = 'request' | 'response';
+type Requirement = Record<string, string[]>;
+
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: Schema;
+}
+
+interface Media {
+  schema?: Schema;
+}
 
 interface Operation {
   operationId?: string;
-  parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[];
-  requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
-  responses?: Record<string, { content?: Record<string, { schema?: Schema }> }>;
-  security?: Record<string, string[]>[];
+  parameters?: Parameter[];
+  requestBody?: { required?: boolean; content?: Record<string, Media> };
+  responses?: Record<string, { content?: Record<string, Media>; headers?: Record<string, { schema?: Schema }> }>;
+  security?: Requirement[];
+  'x-required-scope'?: string;
 }
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+type PathItem = { [method in (typeof METHODS)[number]]?: Operation } & { parameters?: Parameter[] };
 
 interface Document {
-  paths?: Record<string, Record<string, Operation>>;
-  security?: Record<string, string[]>[];
+  paths?: Record<string, PathItem>;
+  security?: Requirement[];
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+// Where several allOf parts bound the same keyword, the tightest bound is the one that holds.
+const LOWER_BOUNDS = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties'];
+const UPPER_BOUNDS = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties'];
 
-// allOf parts merged into one view of the schema: its types, properties and required names.
-function flatten(schema: Schema | undefined): Schema {
-  if (!schema) return {};
-  const parts = (schema.allOf as Schema[] | undefined) ?? [];
-  if (parts.length === 0) return schema;
-  const merged: Schema = {
-    ...schema,
-    properties: { ...(schema.properties as object) },
-    required: [...((schema.required as string[]) ?? [])],
-  };
+// Formats whose values are a subset of another's: a request may widen to one, a response may narrow from one.
+const WIDER_FORMAT: Record<string, string[]> = { int32: ['int64'], float: ['double'] };
+
+/** One view of a schema with its allOf parts merged in: properties, required names and bounds. */
+function flatten(input: unknown): Schema {
+  if (input === true || input === undefined) return {};
+  if (input === false) return { not: {} };
+  const schema = input as Schema;
+  const parts = schema.allOf as unknown[] | undefined;
+  if (!parts?.length) return schema;
+  const merged: Schema = { ...schema, properties: { ...(schema.properties as object) } };
   delete merged.allOf;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
   for (const part of parts.map(flatten)) {
     for (const [key, value] of Object.entries(part)) {
+      const current = merged[key];
       if (key === 'properties') Object.assign(merged.properties as object, value);
-      else if (key === 'required') (merged.required as string[]).push(...(value as string[]));
-      else if (merged[key] === undefined) merged[key] = value;
+      else if (key === 'required') for (const name of value as string[]) required.add(name);
+      else if (current === undefined) merged[key] = value;
+      else if (typeof value === 'number' && typeof current === 'number') {
+        if (LOWER_BOUNDS.includes(key)) merged[key] = Math.max(current, value);
+        if (UPPER_BOUNDS.includes(key)) merged[key] = Math.min(current, value);
+      }
     }
   }
+  merged.required = [...required];
   return merged;
 }
 
-function typesOf(schema: Schema): string {
+/** The JSON types a schema admits; undefined when it admits any. */
+function typesOf(schema: Schema): Set<string> | undefined {
   const type = schema.type;
-  if (type === undefined) return schema.properties ? 'object' : 'any';
-  return (Array.isArray(type) ? [...type].sort() : [type]).join('|');
-}
-
-function numberOr(value: unknown, fallback: number): number {
-  return typeof value === 'number' ? value : fallback;
-}
-
-function compareSchema(
-  base: Schema | undefined,
-  next: Schema | undefined,
-  where: string,
-  dir: Direction,
-  out: string[],
-) {
-  if (!base || !next) return;
-  const a = flatten(base);
-  const b = flatten(next);
-  const [typeA, typeB] = [typesOf(a), typesOf(b)];
-  if (typeA !== typeB && typeA !== 'any') {
-    // A request that may take more types is fine; anything else changes what clients send or read.
-    const widened = dir === 'request' && typeB === 'any';
-    if (!widened) out.push(`${where}: type changed from ${typeA} to ${typeB}`);
-    return;
+  const types = new Set<string>(Array.isArray(type) ? type : typeof type === 'string' ? [type] : []);
+  if (types.size === 0) {
+    if (schema.properties) types.add('object');
+    else if (schema.items) types.add('array');
+    else return undefined;
   }
-  if (a.format !== b.format && a.format !== undefined)
-    out.push(`${where}: format changed from ${a.format} to ${b.format ?? 'none'}`);
-  if (dir === 'request') {
-    const tighter = (label: string, was: number, now: number, lower: boolean) => {
-      if (lower ? now > was : now < was) out.push(`${where}: ${label} tightened from ${was} to ${now}`);
-    };
-    tighter('minimum', numberOr(a.minimum, -Infinity), numberOr(b.minimum, -Infinity), true);
-    tighter('maximum', numberOr(a.maximum, Infinity), numberOr(b.maximum, Infinity), false);
-    tighter('minLength', numberOr(a.minLength, 0), numberOr(b.minLength, 0), true);
-    tighter('maxLength', numberOr(a.maxLength, Infinity), numberOr(b.maxLength, Infinity), false);
-    tighter('minItems', numberOr(a.minItems, 0), numberOr(b.minItems, 0), true);
-    tighter('maxItems', numberOr(a.maxItems, Infinity), numberOr(b.maxItems, Infinity), false);
-    if (b.pattern !== undefined && b.pattern !== a.pattern)
-      out.push(`${where}: pattern changed to ${String(b.pattern)}`);
-    const enumA = a.enum as unknown[] | undefined;
-    const enumB = b.enum as unknown[] | undefined;
-    if (enumB && (!enumA || enumA.some((value) => !enumB.includes(value)))) {
-      out.push(`${where}: allowed values narrowed to ${JSON.stringify(enumB)}`);
+  if (schema.nullable === true) types.add('null');
+  return types;
+}
+
+function admits(types: Set<string> | undefined, type: string): boolean {
+  return !types || types.has(type) || (type === 'integer' && types.has('number'));
+}
+
+/** Whether `to` refuses a type that `from` admits. */
+function typesLost(from: Set<string> | undefined, to: Set<string> | undefined): boolean {
+  if (from === undefined) return to !== undefined;
+  return [...from].some((type) => !admits(to, type));
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
+
+function describeTypes(types: Set<string> | undefined): string {
+  return types ? [...types].sort().join('|') : 'any';
+}
+
+interface Bound {
+  value: number;
+  exclusive: boolean;
+}
+
+// OpenAPI 3.0 spells an exclusive bound as a boolean beside minimum/maximum, 3.1 as a number of its own.
+function bound(schema: Schema, inclusiveKey: string, exclusiveKey: string, lower: boolean): Bound | undefined {
+  const inclusive = schema[inclusiveKey];
+  const exclusive = schema[exclusiveKey];
+  const candidates: Bound[] = [];
+  if (typeof inclusive === 'number') candidates.push({ value: inclusive, exclusive: exclusive === true });
+  if (typeof exclusive === 'number') candidates.push({ value: exclusive, exclusive: true });
+  const tighter = (a: Bound, b: Bound) =>
+    a.value === b.value ? (a.exclusive ? a : b) : (lower ? a.value > b.value : a.value < b.value) ? a : b;
+  return candidates.reduce<Bound | undefined>((best, next) => (best ? tighter(best, next) : next), undefined);
+}
+
+function showBound(b: Bound | undefined): string {
+  return b ? `${b.exclusive ? 'exclusive ' : ''}${b.value}` : 'none';
+}
+
+function boundTightened(was: Bound | undefined, now: Bound | undefined, lower: boolean): boolean {
+  if (!now) return false;
+  if (!was) return true;
+  if (now.value !== was.value) return lower ? now.value > was.value : now.value < was.value;
+  return now.exclusive && !was.exclusive;
+}
+
+/** Lines for what `next` breaks of `base`, each starting with `where`. */
+function schemaChanges(base: unknown, next: unknown, where: string, dir: Direction): string[] {
+  const comparison = new SchemaComparison();
+  comparison.compare(base, next, where, dir);
+  return comparison.out;
+}
+
+class SchemaComparison {
+  readonly out: string[] = [];
+  // Dereferenced documents may be circular: a pair already being compared further up is not entered again.
+  private readonly active = new Map<object, Set<object>>();
+
+  compare(baseSchema: unknown, nextSchema: unknown, where: string, dir: Direction): void {
+    if (baseSchema === undefined || nextSchema === undefined) return;
+    if (!isObject(baseSchema) || !isObject(nextSchema)) {
+      this.compareNodes(flatten(baseSchema), flatten(nextSchema), where, dir);
+      return;
+    }
+    const partners = this.active.get(baseSchema) ?? new Set<object>();
+    if (partners.has(nextSchema)) return;
+    this.active.set(baseSchema, partners.add(nextSchema));
+    try {
+      this.compareNodes(flatten(baseSchema), flatten(nextSchema), where, dir);
+    } finally {
+      partners.delete(nextSchema);
     }
   }
-  const propsA = (a.properties as Record<string, Schema> | undefined) ?? {};
-  const propsB = (b.properties as Record<string, Schema> | undefined) ?? {};
-  const requiredA = new Set((a.required as string[] | undefined) ?? []);
-  const requiredB = new Set((b.required as string[] | undefined) ?? []);
-  for (const [name, schema] of Object.entries(propsA)) {
-    if (!(name in propsB)) {
-      out.push(`${where}: property "${name}" removed`);
+
+  private compareNodes(a: Schema, b: Schema, where: string, dir: Direction): void {
+    if (!this.compareTypes(a, b, where, dir)) return;
+    if (dir === 'request') this.requestConstraints(a, b, where);
+    else if (
+      a.format !== undefined &&
+      a.format !== b.format &&
+      !WIDER_FORMAT[String(b.format)]?.includes(String(a.format))
+    ) {
+      this.out.push(`${where}: format changed from ${String(a.format)} to ${String(b.format ?? 'none')}`);
+    }
+    this.compareProperties(a, b, where, dir);
+    if (a.items !== undefined || b.items !== undefined) this.compare(a.items ?? {}, b.items ?? {}, `${where}[]`, dir);
+    if (typeof a.additionalProperties === 'object' && typeof b.additionalProperties === 'object') {
+      this.compare(a.additionalProperties, b.additionalProperties, `${where}{*}`, dir);
+    }
+    for (const keyword of ['oneOf', 'anyOf'] as const) this.compareAlternatives(a, b, keyword, where, dir);
+  }
+
+  /** False when the types differ in a breaking way, leaving nothing sensible to compare beneath. */
+  private compareTypes(a: Schema, b: Schema, where: string, dir: Direction): boolean {
+    const [typesA, typesB] = [typesOf(a), typesOf(b)];
+    // A request must still accept every type it accepted; a response must not produce a type it never did.
+    const lost = dir === 'request' ? typesLost(typesA, typesB) : typesLost(typesB, typesA);
+    if (lost) this.out.push(`${where}: type changed from ${describeTypes(typesA)} to ${describeTypes(typesB)}`);
+    return !lost;
+  }
+
+  private requestConstraints(a: Schema, b: Schema, where: string): void {
+    const out = this.out;
+    if (
+      b.format !== undefined &&
+      a.format !== b.format &&
+      !WIDER_FORMAT[String(a.format)]?.includes(String(b.format))
+    ) {
+      out.push(`${where}: format changed from ${String(a.format ?? 'none')} to ${String(b.format)}`);
+    }
+    for (const [label, inclusive, exclusive, lower] of [
+      ['minimum', 'minimum', 'exclusiveMinimum', true],
+      ['maximum', 'maximum', 'exclusiveMaximum', false],
+    ] as const) {
+      const [was, now] = [bound(a, inclusive, exclusive, lower), bound(b, inclusive, exclusive, lower)];
+      if (boundTightened(was, now, lower))
+        out.push(`${where}: ${label} tightened from ${showBound(was)} to ${showBound(now)}`);
+    }
+    for (const key of ['minLength', 'minItems', 'minProperties', 'maxLength', 'maxItems', 'maxProperties']) {
+      const lower = key.startsWith('min');
+      const was = typeof a[key] === 'number' ? { value: a[key] as number, exclusive: false } : undefined;
+      const now = typeof b[key] === 'number' ? { value: b[key] as number, exclusive: false } : undefined;
+      if (boundTightened(was, now, lower))
+        out.push(`${where}: ${key} tightened from ${showBound(was)} to ${showBound(now)}`);
+    }
+    // Every multiple of the old step must remain a multiple of the new one.
+    const [stepA, stepB] = [a.multipleOf, b.multipleOf];
+    if (typeof stepB === 'number' && (typeof stepA !== 'number' || (stepA / stepB) % 1 !== 0)) {
+      out.push(`${where}: multipleOf tightened from ${String(stepA ?? 'none')} to ${stepB}`);
+    }
+    if (b.pattern !== undefined && b.pattern !== a.pattern) {
+      out.push(`${where}: pattern changed from ${String(a.pattern ?? 'none')} to ${String(b.pattern)}`);
+    }
+    const enumA = a.const !== undefined ? [a.const] : (a.enum as unknown[] | undefined);
+    const enumB = b.const !== undefined ? [b.const] : (b.enum as unknown[] | undefined);
+    if (enumB) {
+      const allowed = new Set(enumB.map((value) => JSON.stringify(value)));
+      const dropped = enumA?.filter((value) => !allowed.has(JSON.stringify(value)));
+      if (!enumA) out.push(`${where}: now restricted to ${JSON.stringify(enumB)}`);
+      else if (dropped?.length)
+        out.push(`${where}: no longer accepts ${dropped.map((v) => JSON.stringify(v)).join(', ')}`);
+    }
+    if (b.uniqueItems === true && a.uniqueItems !== true) out.push(`${where}: items must now be unique`);
+    for (const key of ['additionalProperties', 'unevaluatedProperties']) {
+      if (b[key] === false && a[key] !== false) out.push(`${where}: ${key} is now false (extra fields refused)`);
+    }
+  }
+
+  private compareProperties(a: Schema, b: Schema, where: string, dir: Direction): void {
+    const propsA = (a.properties as Record<string, Schema> | undefined) ?? {};
+    const propsB = (b.properties as Record<string, Schema> | undefined) ?? {};
+    const requiredA = new Set((a.required as string[] | undefined) ?? []);
+    const requiredB = new Set((b.required as string[] | undefined) ?? []);
+    for (const [name, schema] of Object.entries(propsA)) {
+      if (!(name in propsB)) {
+        this.out.push(`${where}: property "${name}" removed`);
+        continue;
+      }
+      if (dir === 'response' && requiredA.has(name) && !requiredB.has(name)) {
+        this.out.push(`${where}: property "${name}" is no longer required (clients may rely on it being present)`);
+      }
+      this.compare(schema, propsB[name], `${where}.${name}`, dir);
+    }
+    if (dir === 'request') {
+      for (const name of requiredB) {
+        if (!requiredA.has(name)) this.out.push(`${where}: property "${name}" is newly required`);
+      }
+    }
+  }
+
+  // Alternatives are matched by position: a reordering shows up as changes, erring on the side of a report.
+  private compareAlternatives(a: Schema, b: Schema, keyword: 'oneOf' | 'anyOf', where: string, dir: Direction): void {
+    const listA = (a[keyword] as unknown[] | undefined) ?? [];
+    const listB = (b[keyword] as unknown[] | undefined) ?? [];
+    if (listA.length === 0 && listB.length === 0) return;
+    // A request must keep every alternative it offered; a response must not grow new shapes.
+    const narrowed = dir === 'request' ? listB.length < listA.length : listB.length > listA.length;
+    if (narrowed || listA.length === 0 || listB.length === 0) {
+      this.out.push(`${where}: ${keyword} alternatives changed from ${listA.length} to ${listB.length}`);
+      return;
+    }
+    listA.forEach((schema, i) => {
+      if (i < listB.length) this.compare(schema, listB[i], `${where}(${keyword}[${i}])`, dir);
+    });
+  }
+}
+
+function parametersOf(route: string, item: PathItem, operation: Operation): Map<string, Parameter> {
+  // Operation-level parameters override path-level ones of the same name and location. Path parameters are known by
+  // their place in the template, since their names never reach the wire; header names ignore case.
+  const slots = [...route.matchAll(/\{([^}]*)\}/g)].map((match) => match[1]);
+  const key = (p: Parameter) =>
+    p.in === 'path' && slots.includes(p.name)
+      ? `path:#${slots.indexOf(p.name)}`
+      : `${p.in}:${p.in === 'header' ? p.name.toLowerCase() : p.name}`;
+  const merged = new Map(
+    [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => [`${p.in}:${p.name}`, p]),
+  );
+  return new Map([...merged.values()].map((p) => [key(p), p]));
+}
+
+// Path templates match whatever their parameters are called: /plants/{id} and /plants/{plantId} are one route.
+function routeKey(path: string): string {
+  return path.replace(/\{[^}]*\}/g, '{}');
+}
+
+/** Security alternatives in effect; an empty list (or an empty requirement) lets anonymous callers in. */
+function requirementsOf(operation: Operation, document: Document): Requirement[] {
+  return operation.security ?? document.security ?? [];
+}
+
+function showRequirement(requirement: Requirement): string {
+  const parts = Object.entries(requirement).map(([scheme, scopes]) =>
+    scopes.length ? `${scheme} [${scopes.join(', ')}]` : scheme,
+  );
+  return parts.length ? parts.join(' + ') : 'anonymous';
+}
+
+// A caller who met requirement `had` still gets in when some alternative of `next` asks for no more than `had` did.
+function stillSatisfied(had: Requirement, next: Requirement[]): boolean {
+  if (next.length === 0) return true;
+  return next.some((alternative) =>
+    Object.entries(alternative).every(([scheme, scopes]) => {
+      const held = had[scheme];
+      return held !== undefined && scopes.every((scope) => held.includes(scope));
+    }),
+  );
+}
+
+interface Side {
+  document: Document;
+  route: string;
+  item: PathItem;
+  operation: Operation;
+}
+
+function compareOperation(name: string, a: Side, b: Side): string[] {
+  const out: string[] = [];
+  const [opA, opB] = [a.operation, b.operation];
+  if (opA.operationId !== opB.operationId) {
+    out.push(`${name}: operationId changed from ${opA.operationId ?? '(none)'} to ${opB.operationId ?? '(none)'}`);
+  }
+
+  const paramsA = parametersOf(a.route, a.item, opA);
+  const paramsB = parametersOf(b.route, b.item, opB);
+  for (const [key, paramA] of paramsA) {
+    const paramB = paramsB.get(key);
+    const label = `${name}: ${paramA.in} parameter "${paramA.name}"`;
+    if (!paramB) {
+      out.push(`${label} removed`);
       continue;
     }
-    if (dir === 'response' && requiredA.has(name) && !requiredB.has(name)) {
-      out.push(`${where}: property "${name}" is no longer always present`);
-    }
-    compareSchema(schema, propsB[name], `${where}.${name}`, dir, out);
+    if (!paramA.required && paramB.required) out.push(`${label} is newly required`);
+    out.push(...schemaChanges(paramA.schema, paramB.schema, label, 'request'));
   }
-  if (dir === 'request') {
-    for (const name of requiredB) if (!requiredA.has(name)) out.push(`${where}: property "${name}" is newly required`);
+  for (const [key, paramB] of paramsB) {
+    if (!paramsA.has(key) && paramB.required) out.push(`${name}: new required ${paramB.in} parameter "${paramB.name}"`);
   }
-  if (a.items || b.items) compareSchema(a.items as Schema, b.items as Schema, `${where}[]`, dir, out);
-}
 
-function requirementKeys(security: Record<string, string[]>[] | undefined): string[] {
-  return (security ?? []).map((requirement) =>
-    Object.entries(requirement)
-      .map(([k, v]) => `${k}:${[...v].sort()}`)
-      .sort()
-      .join('+'),
-  );
+  const bodyA = opA.requestBody;
+  const bodyB = opB.requestBody;
+  if (bodyA && !bodyB) out.push(`${name}: request body removed`);
+  if (bodyB?.required && !bodyA?.required) out.push(`${name}: request body is newly required`);
+  if (bodyA && bodyB) {
+    for (const [type, mediaA] of Object.entries(bodyA.content ?? {})) {
+      const mediaB = bodyB.content?.[type];
+      if (!mediaB) out.push(`${name}: request body no longer accepts ${type}`);
+      else out.push(...schemaChanges(mediaA.schema, mediaB.schema, `${name}: request body`, 'request'));
+    }
+  }
+
+  // One shared schema (Error) changed shows in every response using it: one line per change names them all.
+  const statusesByChange = new Map<string, string[]>();
+  for (const [status, responseA] of Object.entries(opA.responses ?? {})) {
+    const responseB = opB.responses?.[status];
+    if (!responseB) {
+      // Other statuses fall back to `default`, which clients handle already.
+      if (/^2/.test(status)) out.push(`${name}: success response ${status} removed`);
+      else if (status === 'default') out.push(`${name}: default response removed`);
+      continue;
+    }
+    const changes: string[] = [];
+    for (const [type, mediaA] of Object.entries(responseA.content ?? {})) {
+      const mediaB = responseB.content?.[type];
+      if (!mediaB) changes.push(` no longer returns ${type}`);
+      else changes.push(...schemaChanges(mediaA.schema, mediaB.schema, '', 'response'));
+    }
+    const headersB = new Map(Object.entries(responseB.headers ?? {}).map(([h, v]) => [h.toLowerCase(), v]));
+    for (const [header, valueA] of Object.entries(responseA.headers ?? {})) {
+      const valueB = headersB.get(header.toLowerCase());
+      if (!valueB) changes.push(` header ${header} removed`);
+      else changes.push(...schemaChanges(valueA.schema, valueB.schema, ` header ${header}`, 'response'));
+    }
+    for (const change of changes) statusesByChange.set(change, [...(statusesByChange.get(change) ?? []), status]);
+  }
+  for (const [change, statuses] of statusesByChange) out.push(`${name}: response ${statuses.join('/')}${change}`);
+
+  const requirementsA = requirementsOf(opA, a.document);
+  const requirementsB = requirementsOf(opB, b.document);
+  for (const requirement of requirementsA.length ? requirementsA : [{}]) {
+    if (!stillSatisfied(requirement, requirementsB)) {
+      const now = requirementsB.map(showRequirement).join(' or ');
+      out.push(`${name}: security tightened: a caller with ${showRequirement(requirement)} now needs ${now}`);
+    }
+  }
+  const scopeA = opA['x-required-scope'];
+  const scopeB = opB['x-required-scope'];
+  if (scopeB !== undefined && scopeA !== scopeB) {
+    out.push(`${name}: required scope changed from ${scopeA ?? 'none'} to ${scopeB}`);
+  }
+  return out;
 }
 
 /** Human-readable lines, one per change in `next` that breaks a client of `base`; empty when none. */
 export function findBreakingChanges(base: object, next: object): string[] {
   const out: string[] = [];
-  const a = base as Document;
-  const b = next as Document;
-  for (const [path, itemA] of Object.entries(a.paths ?? {})) {
-    const itemB = b.paths?.[path];
-    if (!itemB) {
-      out.push(`path ${path} removed`);
+  const [docA, docB] = [base as Document, next as Document];
+  const routesB = new Map(Object.entries(docB.paths ?? {}).map(([route, item]) => [routeKey(route), { route, item }]));
+  for (const [route, itemA] of Object.entries(docA.paths ?? {})) {
+    const operationName = (method: string, op: Operation) =>
+      `${method.toUpperCase()} ${route} (${op.operationId ?? 'no operationId'})`;
+    const matched = routesB.get(routeKey(route));
+    if (!matched) {
+      const lost = METHODS.flatMap((method) => (itemA[method] ? [operationName(method, itemA[method])] : []));
+      out.push(`path ${route} removed, and with it ${lost.join(', ') || 'no operations'}`);
       continue;
     }
     for (const method of METHODS) {
       const opA = itemA[method];
+      const opB = matched.item[method];
       if (!opA) continue;
-      const opB = itemB[method];
-      const name = `${method.toUpperCase()} ${path} (${opA.operationId ?? 'no operationId'})`;
       if (!opB) {
-        out.push(`${name}: operation removed`);
+        out.push(`${operationName(method, opA)}: operation removed`);
         continue;
       }
-      if (opA.operationId !== opB.operationId) {
-        out.push(`${name}: operationId changed from ${opA.operationId} to ${opB.operationId ?? '(none)'}`);
-      }
-      const paramsB = new Map((opB.parameters ?? []).map((p) => [`${p.in}:${p.name}`, p]));
-      const paramsA = new Map((opA.parameters ?? []).map((p) => [`${p.in}:${p.name}`, p]));
-      for (const [key, paramA] of paramsA) {
-        const paramB = paramsB.get(key);
-        const label = `${name}: ${paramA.in} parameter "${paramA.name}"`;
-        if (!paramB) {
-          out.push(`${label} removed`);
-          continue;
-        }
-        if (!paramA.required && paramB.required) out.push(`${label} is newly required`);
-        compareSchema(paramA.schema, paramB.schema, label, 'request', out);
-      }
-      for (const [key, paramB] of paramsB) {
-        if (!paramsA.has(key) && paramB.required)
-          out.push(`${name}: new required ${paramB.in} parameter "${paramB.name}"`);
-      }
-      const bodyA = opA.requestBody?.content?.['application/json']?.schema;
-      const bodyB = opB.requestBody?.content?.['application/json']?.schema;
-      if (opB.requestBody?.required && !opA.requestBody?.required) out.push(`${name}: request body is newly required`);
-      if (bodyA && !bodyB && opB.requestBody) out.push(`${name}: request body no longer accepts application/json`);
-      compareSchema(bodyA, bodyB, `${name}: request body`, 'request', out);
-      for (const [status, responseA] of Object.entries(opA.responses ?? {})) {
-        const responseB = opB.responses?.[status];
-        if (!responseB) {
-          if (/^2/.test(status)) out.push(`${name}: success response ${status} removed`);
-          else if (status === 'default') out.push(`${name}: default response removed`);
-          continue;
-        }
-        compareSchema(
-          responseA.content?.['application/json']?.schema,
-          responseB.content?.['application/json']?.schema,
-          `${name}: response ${status}`,
-          'response',
-          out,
-        );
-      }
-      // Requirements are alternatives: a client that met one of base's must still find it in next.
-      const securityB = new Set(requirementKeys(opB.security ?? b.security));
-      if (securityB.size > 0 && !securityB.has('')) {
-        for (const requirement of requirementKeys(opA.security ?? a.security)) {
-          if (!securityB.has(requirement))
-            out.push(`${name}: security requirement ${requirement || '(none)'} no longer accepted`);
-        }
-      }
+      out.push(
+        ...compareOperation(
+          operationName(method, opA),
+          { document: docA, route, item: itemA, operation: opA },
+          { document: docB, route: matched.route, item: matched.item, operation: opB },
+        ),
+      );
     }
   }
   return out;

@@ -1,113 +1,232 @@
-// `pnpm contract:check [document] [--base released.yaml]`: validates the contract (swagger-parser), lints it
-// (Redocly plus this project's own rules), and fails on changes that break clients of the released contract.
-// Usable from any CI: exit code 1 and a FAIL line per check when something is wrong.
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// `pnpm contract:check [document] [--base released.yaml]`: validates the contract (swagger-parser), lints it (Redocly
+// plus the Error-body rule) and fails on changes that break clients of the released contract. Exit code 1 on any FAIL.
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { parse } from 'yaml';
 import { findBreakingChanges } from './breaking-changes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const releases = join(root, 'contract-releases');
+const ERROR_SCHEMA = '#/components/schemas/Error';
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-interface CheckResult {
+export interface CheckResult {
   name: string;
   problems: string[];
+  notes: string[];
 }
 
-function load(path: string): object {
-  return parse(readFileSync(path, 'utf8')) as object;
+type Node = Record<string, unknown>;
+type ApiDocument = Parameters<typeof SwaggerParser.dereference>[1];
+
+/** The newest release under contract-releases/ (by version number): what clients in the field were built against. */
+export function latestRelease(): string {
+  const versions = readdirSync(releases)
+    .filter((file) => /^\d+\.\d+\.\d+\.yaml$/.test(file))
+    .map((file) => file.replace(/\.yaml$/, ''));
+  const newest = versions.sort((x, y) => x.localeCompare(y, 'en', { numeric: true })).at(-1) ?? '1.0.0';
+  return join(releases, `${newest}.yaml`);
 }
 
-async function validate(path: string): Promise<CheckResult> {
+function display(path: string): string {
+  const shown = relative(process.cwd(), path);
+  return shown.startsWith('..') ? path : shown;
+}
+
+function load(path: string): Node {
+  const document = parse(readFileSync(path, 'utf8')) as unknown;
+  if (!document || typeof document !== 'object') throw new Error(`${display(path)} is not a YAML or JSON object`);
+  return document as Node;
+}
+
+// swagger-parser dereferences the object it is given in place: hand it a copy, never the caller's document.
+async function dereference(path: string, document: Node): Promise<object> {
+  return SwaggerParser.dereference(path, structuredClone(document) as ApiDocument, {});
+}
+
+async function validate(path: string, document: Node): Promise<CheckResult> {
+  const result: CheckResult = { name: 'valid OpenAPI document (swagger-parser)', problems: [], notes: [] };
   try {
-    await SwaggerParser.validate(structuredClone(load(path)) as never);
-    return { name: 'valid OpenAPI document (swagger-parser)', problems: [] };
+    await SwaggerParser.validate(path, structuredClone(document) as ApiDocument, {});
   } catch (error) {
-    return { name: 'valid OpenAPI document (swagger-parser)', problems: [(error as Error).message] };
+    result.problems.push((error as Error).message);
   }
+  return result;
 }
 
-function redocly(path: string): CheckResult {
-  const bin = resolve(root, 'node_modules/.bin/redocly');
-  const run = spawnSync(bin, ['lint', path, '--config', resolve(root, 'redocly.yaml'), '--format=stylish'], {
-    encoding: 'utf8',
-  });
-  const problems =
-    run.status === 0
-      ? []
-      : `${run.stdout}\n${run.stderr}`
-          .split('\n')
-          .filter((line) => /\b(error|warning)\b/.test(line) && !/Node\.js|support/i.test(line))
-          .map((line) => line.trim());
-  if (run.status !== 0 && problems.length === 0) problems.push(`redocly lint failed:\n${run.stdout}${run.stderr}`);
-  return { name: 'lint (Redocly rules in redocly.yaml)', problems };
+interface RedoclyProblem {
+  ruleId: string;
+  severity: 'error' | 'warn';
+  message: string;
+  location?: { pointer?: string; start?: { line: number } }[];
 }
 
-type Operation = {
-  operationId?: string;
-  responses?: Record<string, { content?: Record<string, { schema?: object }> }>;
-};
+async function redocly(path: string): Promise<{ problems: string[]; notes: string[] }> {
+  // The CLI bundles its own openapi-core and exports no API, so it runs as a child process (about half a second).
+  const cli = join(dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin/cli.js');
+  const args = [cli, 'lint', path, '--config', join(root, 'redocly.yaml'), '--format=json'];
+  const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, args, { env, maxBuffer: 64 << 20 }).catch(
+    (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
+  );
+  let report: { problems: RedoclyProblem[] };
+  try {
+    report = JSON.parse(stdout.slice(stdout.indexOf('{')));
+  } catch {
+    return { problems: [`redocly lint did not report: ${stderr.trim() || stdout.trim()}`], notes: [] };
+  }
+  const lines = (severity: RedoclyProblem['severity']) =>
+    report.problems
+      .filter((problem) => problem.severity === severity)
+      .map((problem) => {
+        const at = problem.location?.[0];
+        const where = at ? ` (line ${at.start?.line ?? '?'}, ${at.pointer ?? ''})` : '';
+        return `${problem.ruleId}: ${problem.message}${where}`;
+      });
+  const problems = lines('error');
+  // A misspelt rule in redocly.yaml is only a config warning, and would silently switch that check off.
+  if (/Your config has \d+ (warning|error)/.test(stderr)) problems.push(`redocly.yaml has problems:\n${stderr.trim()}`);
+  return { problems, notes: lines('warn').map((line) => `warning ${line}`) };
+}
 
-/** Rules Redocly has no switch for: camelCase operationIds, a default response, Error bodies on every failure. */
-async function houseRules(path: string): Promise<CheckResult> {
+function follow(document: Node, node: unknown): Node | undefined {
+  let current = node as Node | undefined;
+  for (let hops = 0; typeof current?.$ref === 'string' && hops < 20; hops++) {
+    const ref = current.$ref as string;
+    if (!ref.startsWith('#/')) return undefined;
+    current = ref
+      .slice(2)
+      .split('/')
+      .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
+      .reduce<Node | undefined>((at, token) => at?.[token] as Node | undefined, document);
+  }
+  return current;
+}
+
+/** Failure responses (4xx, 5xx, default) must carry the shared Error body, so clients parse every failure one way. */
+export function errorBodyProblems(document: Node): string[] {
   const problems: string[] = [];
-  const document = (await SwaggerParser.parse(structuredClone(load(path)) as never)) as unknown as {
-    paths?: Record<string, Record<string, Operation>>;
-  };
-  for (const [route, item] of Object.entries(document.paths ?? {})) {
-    for (const [method, operation] of Object.entries(item)) {
-      if (typeof operation !== 'object' || !('responses' in operation)) continue;
-      const name = `${method.toUpperCase()} ${route}`;
-      if (!operation.operationId) problems.push(`${name}: no operationId`);
-      else if (!/^[a-z][a-zA-Z0-9]*$/.test(operation.operationId)) {
-        problems.push(`${name}: operationId "${operation.operationId}" is not camelCase`);
-      }
-      const responses = operation.responses ?? {};
-      if (!responses.default) problems.push(`${name}: no default response`);
-      for (const [status, response] of Object.entries(responses)) {
-        if (/^[23]/.test(status)) continue;
-        const ref = JSON.stringify(
-          (response as { $ref?: string }).$ref ?? response.content?.['application/json']?.schema,
-        );
-        if (!ref?.includes('#/components/schemas/Error') && !ref?.includes('#/components/responses/')) {
-          problems.push(`${name}: response ${status} does not use the Error schema`);
+  if (!follow(document, { $ref: ERROR_SCHEMA })) problems.push(`${ERROR_SCHEMA} is missing`);
+  for (const [route, pathItem] of Object.entries((document.paths as Node | undefined) ?? {})) {
+    const item = follow(document, pathItem) ?? {};
+    for (const method of METHODS) {
+      const operation = item[method] as Node | undefined;
+      if (!operation) continue;
+      const name = `${method.toUpperCase()} ${route} (${String(operation.operationId ?? 'no operationId')})`;
+      for (const [status, value] of Object.entries((operation.responses as Node | undefined) ?? {})) {
+        if (!/^[45]/.test(status) && status !== 'default') continue;
+        const content = follow(document, value)?.content as Record<string, Node> | undefined;
+        if (!content || Object.keys(content).length === 0) {
+          problems.push(`${name}: response ${status} has no body; failures answer with ${ERROR_SCHEMA}`);
+        }
+        for (const [type, media] of Object.entries(content ?? {})) {
+          const schema = media.schema as Node | undefined;
+          if (schema?.$ref !== ERROR_SCHEMA) {
+            problems.push(`${name}: response ${status} (${type}) does not use ${ERROR_SCHEMA}`);
+          }
         }
       }
     }
   }
-  return { name: 'house rules (camelCase operationIds, default and Error responses)', problems };
+  return problems;
 }
 
-async function breaking(path: string, basePath: string): Promise<CheckResult> {
-  const name = `no breaking changes against ${basePath.replace(`${root}/`, '')}`;
+async function lint(path: string, document: Node): Promise<CheckResult> {
+  const { problems, notes } = await redocly(path);
+  return {
+    name: 'lint (Redocly rules in redocly.yaml, Error bodies on failures)',
+    problems: [...problems, ...errorBodyProblems(document)],
+    notes,
+  };
+}
+
+async function breaking(path: string, document: Node, basePath: string): Promise<CheckResult> {
+  const result: CheckResult = { name: `no breaking changes against ${display(basePath)}`, problems: [], notes: [] };
+  let base: object;
+  let next: object;
   try {
-    const [base, next] = await Promise.all([
-      SwaggerParser.dereference(structuredClone(load(basePath)) as never),
-      SwaggerParser.dereference(structuredClone(load(path)) as never),
-    ]);
-    return { name, problems: findBreakingChanges(base, next) };
+    base = await dereference(basePath, load(basePath));
   } catch (error) {
-    return { name, problems: [`could not compare: ${(error as Error).message}`] };
+    result.problems.push(`cannot read the released contract: ${(error as Error).message}`);
+    return result;
   }
+  try {
+    next = await dereference(path, document);
+  } catch (error) {
+    result.problems.push(`cannot compare, the document does not resolve: ${(error as Error).message}`);
+    return result;
+  }
+  result.problems.push(...findBreakingChanges(base, next));
+  return result;
 }
 
-export async function checkContract(path: string, basePath: string): Promise<CheckResult[]> {
-  return [await validate(path), redocly(path), await houseRules(path), await breaking(path, basePath)];
+/** All three checks on the document at `path`; a document that does not even parse fails all three. */
+export async function checkContract(path: string, basePath: string = latestRelease()): Promise<CheckResult[]> {
+  let document: Node;
+  try {
+    document = load(path);
+  } catch (error) {
+    const problems = [`cannot read ${display(path)}: ${(error as Error).message}`];
+    return ['valid OpenAPI document', 'lint', 'no breaking changes'].map((name) => ({ name, problems, notes: [] }));
+  }
+  return Promise.all([validate(path, document), lint(path, document), breaking(path, document, basePath)]);
 }
 
-const args = process.argv.slice(2);
-const baseIndex = args.indexOf('--base');
-const basePath = resolve(
-  baseIndex >= 0 && args[baseIndex + 1] ? args[baseIndex + 1]! : `${root}/contract-releases/1.0.0.yaml`,
-);
-const path = resolve(
-  args.find((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--base') ?? `${root}/openapi.yaml`,
-);
-const results = await checkContract(path, basePath);
-for (const { name, problems } of results) {
-  console.log(`${problems.length === 0 ? 'PASS' : 'FAIL'} ${name}`);
-  for (const problem of problems) console.log(`     - ${problem}`);
+export function formatResults(results: CheckResult[]): string {
+  return results
+    .flatMap(({ name, problems, notes }) => [
+      `${problems.length === 0 ? 'PASS' : 'FAIL'} ${name}`,
+      ...problems.map((problem) => `  - ${problem.replaceAll('\n', '\n    ')}`),
+      ...notes.map((note) => `  ~ ${note}`),
+    ])
+    .join('\n');
 }
-process.exit(results.every((result) => result.problems.length === 0) ? 0 : 1);
+
+const USAGE = `usage: contract-check [document] [--base released.yaml]
+  document  the OpenAPI document to check (default: openapi.yaml at the repository root)
+  --base    the released contract to compare with (default: the newest file in contract-releases/)`;
+
+async function main(argv: string[]): Promise<number> {
+  // `pnpm contract:check file` runs in the repository root; INIT_CWD is where the user typed it.
+  const here = process.env.INIT_CWD ?? process.cwd();
+  let path: string | undefined;
+  let basePath: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') {
+      console.log(USAGE);
+      return 0;
+    }
+    if (arg === '--base' || arg.startsWith('--base=')) {
+      const value = arg === '--base' ? argv[++i] : arg.slice('--base='.length);
+      if (!value) return usageError('--base needs a path');
+      basePath = resolve(here, value);
+    } else if (arg.startsWith('-') || path) return usageError(`unexpected argument ${arg}`);
+    else path = resolve(here, arg);
+  }
+  const started = performance.now();
+  const results = await checkContract(path ?? join(root, 'openapi.yaml'), basePath ?? latestRelease());
+  console.log(formatResults(results));
+  const failed = results.filter((result) => result.problems.length > 0).length;
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(
+    failed
+      ? `contract:check failed ${failed} of ${results.length} checks (${seconds} s)`
+      : `contract:check passed (${seconds} s)`,
+  );
+  return failed ? 1 : 0;
+}
+
+function usageError(message: string): number {
+  console.error(`${message}\n${USAGE}`);
+  return 2;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  process.exitCode = await main(process.argv.slice(2));
+}
