@@ -1,5 +1,6 @@
 // Paging of GET /plants: an opaque cursor naming the last id of a page, and the RFC 8288 link to the next page.
 import { ApiError } from './errors.js';
+import { toInt64 } from './validation.js';
 
 const PREFIX = 'v1:';
 
@@ -10,11 +11,9 @@ export function encodeCursor(lastId: bigint): string {
 /** The id after which the next page starts; a 400 for anything this service did not issue. */
 export function decodeCursor(cursor: string): bigint {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const match = /^v1:(-?(?:0|[1-9]\d{0,18}))$/.exec(text);
-  if (match?.[1] !== undefined) {
-    const id = BigInt(match[1]);
-    if (id >= -(2n ** 63n) && id < 2n ** 63n) return id;
-  }
+  // The same exact int64 reading as ids in paths: decimal text within the signed 64-bit range.
+  const id = text.startsWith(PREFIX) ? toInt64(text.slice(PREFIX.length), true) : undefined;
+  if (id !== undefined) return BigInt(id);
   throw new ApiError(
     400,
     'query parameter "cursor" is not a cursor this service issued; follow the URL of the Link rel="next" header',
