@@ -3,7 +3,8 @@
 import pg from 'pg';
 import { StoreUnavailableError } from '../errors.js';
 import { postgresMigrations } from './postgres-migrations.js';
-import type { PlantPage, Scope, Store, TokenRecord } from './store.js';
+import type { PlantPage, Store } from './store.js';
+import { type TokenRow, toTokenRecord } from './token-row.js';
 
 // Any 64-bit key; the lock only serialises this service's migrations.
 const MIGRATION_LOCK = 7_164_217_400_118_001;
@@ -28,27 +29,6 @@ function isUnavailable(error: unknown): boolean {
 
 function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
-}
-
-interface TokenRow {
-  id: string;
-  subject: string;
-  scopes: string;
-  secret_hash: Buffer;
-  created_at: Date;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-}
-
-function toTokenRecord(row: TokenRow): TokenRecord {
-  return {
-    id: row.id,
-    subject: row.subject,
-    scopes: row.scopes.split(',').filter(Boolean) as Scope[],
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-  };
 }
 
 export function openPostgresStore({ url, poolSize }: PostgresOptions): Store {

@@ -7,28 +7,8 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { asStoreError, createGroupCommit } from './group-commit.js';
 import { sqliteMigrations } from './sqlite-migrations.js';
-import type { PlantPage, Scope, Store, TokenRecord } from './store.js';
-
-interface TokenRow {
-  id: string;
-  subject: string;
-  scopes: string;
-  secret_hash: Buffer;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
-
-function toTokenRecord(row: TokenRow): TokenRecord {
-  return {
-    id: row.id,
-    subject: row.subject,
-    scopes: row.scopes.split(',').filter(Boolean) as Scope[],
-    createdAt: new Date(row.created_at),
-    expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
-    revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
-  };
-}
+import type { PlantPage, Store, TokenRecord } from './store.js';
+import { type TokenRow, toTokenRecord } from './token-row.js';
 
 // The page as JSON, built by SQLite: {"name":...} or {"name":...,"tag":...} per plant, in id order.
 const PAGE_SELECT = `SELECT json_group_array(
