@@ -1,12 +1,13 @@
 # The Plant Store service. Build from the repository root: docker build -t plant-store .
-FROM node:20-bookworm-slim AS build
+# Node 24 LTS, the line development and CI run on (the root devDependency `node`). better-sqlite3 13 ships prebuilt
+# Node-API binaries, so no compiler is needed in either stage.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY . .
 # Installing runs the root `prepare` script, which compiles the server to packages/server/dist.
 RUN npx -y pnpm@10.34.9 install --frozen-lockfile
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATABASE_URL=sqlite:/data/plant-store.db
 COPY --from=build /app /app

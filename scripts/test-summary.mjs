@@ -1,6 +1,25 @@
 // Prints vitest's JSON report as the one plain line CI reads: `N passed, N failed, N skipped`.
+// `--total a.json b.json ...` adds several reports up (one per Node line); a missing report counts as one failure.
 import { readFileSync } from 'node:fs';
 
-const report = JSON.parse(readFileSync(process.argv[2] ?? '.tmp/vitest.json', 'utf8'));
-const skipped = report.numPendingTests + report.numTodoTests;
-console.log(`${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped`);
+const args = process.argv.slice(2);
+const total = args[0] === '--total';
+const files = total ? args.slice(1) : [args[0] ?? '.tmp/vitest.json'];
+
+const sum = { passed: 0, failed: 0, skipped: 0 };
+for (const file of files) {
+  let report;
+  try {
+    report = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    if (!total) throw new Error(`no vitest report at ${file}`);
+    sum.failed += 1;
+    continue;
+  }
+  sum.passed += report.numPassedTests;
+  sum.failed += report.numFailedTests;
+  // A file that failed to load has no test results of its own; count it, or a broken suite would read as green.
+  sum.failed += report.testResults.filter((r) => r.status === 'failed' && r.assertionResults.length === 0).length;
+  sum.skipped += report.numPendingTests + report.numTodoTests;
+}
+console.log(`${sum.passed} passed, ${sum.failed} failed, ${sum.skipped} skipped`);

@@ -61,6 +61,9 @@ interface Prepared {
   init: RequestInit;
 }
 
+// Requests whose attempt has not settled (see attempt()).
+const inFlight = new Set<Request>();
+
 /** One attempt, bounded by the timeout; network failures and timeouts become the SDK's own errors. */
 async function attempt(options: TransportOptions, request: Prepared, call: CallOptions): Promise<Response> {
   // Listening for 'abort' below misses a signal that has already fired.
@@ -74,8 +77,16 @@ async function attempt(options: TransportOptions, request: Prepared, call: CallO
   }, timeoutMs);
   const onAbort = () => controller.abort(call.signal?.reason);
   call.signal?.addEventListener('abort', onAbort, { once: true });
+  // The deadline and the caller's abort must win even when the fetch never hears of them: in undici the link from
+  // a Request's signal to its fetch is weakly held and is lost on garbage collection (nodejs/undici#4068), so the
+  // fetch is raced against our own controller, and the Request is kept reachable until the attempt settles.
+  const outgoing = new Request(request.url, { ...request.init, signal: controller.signal });
+  const abandoned = new Promise<never>((_resolve, reject) => {
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+  });
+  inFlight.add(outgoing);
   try {
-    return await options.fetch(new Request(request.url, { ...request.init, signal: controller.signal }));
+    return await Promise.race([options.fetch(outgoing), abandoned]);
   } catch (error) {
     if (timedOut) throw new PlantStoreTimeoutError(`no answer within ${timeoutMs} ms`, { cause: error });
     if (call.signal?.aborted) throw error;
@@ -83,6 +94,7 @@ async function attempt(options: TransportOptions, request: Prepared, call: CallO
       cause: error,
     });
   } finally {
+    inFlight.delete(outgoing);
     clearTimeout(timer);
     call.signal?.removeEventListener('abort', onAbort);
   }
