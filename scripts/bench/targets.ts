@@ -35,8 +35,8 @@ async function waitForHealth(url: string, child: ChildProcess, path = '/healthz'
   throw new Error(`${url}: server did not start`);
 }
 
-function launch(command: string[], env: Record<string, string>): ChildProcess {
-  return spawn('taskset', ['-c', '0', process.execPath, ...command], {
+function launch(command: string[], env: Record<string, string>, node = process.execPath): ChildProcess {
+  return spawn('taskset', ['-c', '0', node, ...command], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -61,29 +61,34 @@ async function seed(url: string, token: string): Promise<void> {
   }
 }
 
-function plantStore(
+/** The Node binary and the checkout's `plant-store` bin a target runs; by default this Node and this checkout. */
+export interface Runtime {
+  node: string;
+  bin: string;
+}
+
+export function plantStore(
   name: string,
   databaseUrl: () => string,
   env: Record<string, string> = {},
   scenarios: Scenario[] = ['get', 'create', 'delete'],
+  runtime: Runtime = { node: process.execPath, bin: BIN },
 ): Target {
   return {
     name,
     scenarios,
     async start(port) {
       const DATABASE_URL = databaseUrl();
-      const created = execFileSync(process.execPath, [BIN, 'token', 'create', '--subject', 'bench'], {
+      const created = execFileSync(runtime.node, [runtime.bin, 'token', 'create', '--subject', 'bench'], {
         env: { ...process.env, DATABASE_URL },
         encoding: 'utf8',
       });
       const token = created.trim().split('\n').at(-1)!;
-      const child = launch([BIN, 'serve'], {
-        DATABASE_URL,
-        PORT: String(port),
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_MAX: '0',
-        ...env,
-      });
+      const child = launch(
+        [runtime.bin, 'serve'],
+        { DATABASE_URL, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0', ...env },
+        runtime.node,
+      );
       const url = `http://127.0.0.1:${port}`;
       await waitForHealth(url, child);
       await seed(url, token);
@@ -92,7 +97,7 @@ function plantStore(
   };
 }
 
-const sqliteFile = () => `sqlite:${join(mkdtempSync(join(tmpdir(), 'plant-store-bench-')), 'bench.db')}`;
+export const sqliteFile = () => `sqlite:${join(mkdtempSync(join(tmpdir(), 'plant-store-bench-')), 'bench.db')}`;
 
 export function targets(withPostgres: boolean): Target[] {
   const list: Target[] = [
