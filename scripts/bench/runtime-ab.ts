@@ -1,8 +1,8 @@
 // `pnpm bench:runtime --base-checkout DIR --base-node PATH`: the service on this checkout and this Node against the
 // service of another checkout (built, e.g. a `git worktree` of an older commit) on another Node binary, side by side
-// in one run. Each round starts both, one after the other, with a fresh SQLite file (group commit), and runs the
-// same wrk scenarios against each (server on core 0, wrk on core 1); the table gives the median of the rounds and
-// their spread (min-max), and the ratio of the medians. Written for runtime upgrades (Node 20 -> 24 here).
+// in one run: both served from a fresh SQLite file (group commit), each wrk scenario run on one and then the other
+// (server on core 0, wrk on core 1). The table gives each figure's median over the rounds with its spread (min-max)
+// and the median of the paired ratios. Written for runtime upgrades (Node 20 -> 24 here).
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -45,16 +45,20 @@ const sides: Target[] = [
 ];
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
-const results = new Map<string, WrkResult[]>();
-let port = 3990;
-for (let round = 1; round <= rounds; round++) {
-  for (const side of sides) {
-    const running = await side.start(port++);
-    try {
-      for (const [index, scenario] of scenarios.entries()) {
-        // Deletes remove what the create run of the same server made.
-        const base = 1_000_000 + round * 100_000_000 + (scenario === 'delete' ? 1 : index) * 10_000_000;
-        const result = await wrk({
+type Pair = { old: WrkResult; new: WrkResult };
+const pairs = new Map<Scenario, Pair[]>();
+// Both servers run for the whole comparison (an idle one costs nothing); each scenario is measured on one and then
+// at once on the other, the order alternating by round, so every pair shares the machine's state of that moment.
+const [oldSide, newSide] = sides as [Target, Target];
+const oldServer = await oldSide.start(3990);
+const newServer = await newSide.start(3991);
+try {
+  for (let round = 1; round <= rounds; round++) {
+    for (const [index, scenario] of scenarios.entries()) {
+      // Deletes remove what the create run of the same round made on the same server.
+      const base = 1_000_000 + round * 100_000_000 + (scenario === 'delete' ? 1 : index) * 10_000_000;
+      const measure = (running: typeof oldServer) =>
+        wrk({
           url: running.url,
           scenario,
           token: running.token,
@@ -63,36 +67,41 @@ for (let round = 1; round <= rounds; round++) {
           connections: Number(values.connections),
           serverPid: running.pid,
         });
-        const key = `${side.name}|${scenario}`;
-        results.set(key, [...(results.get(key) ?? []), result]);
-        console.error(`round ${round} ${side.name} ${scenario}: ${result.requestsPerSec.toFixed(0)} req/s`);
-      }
-    } finally {
-      await running.stop();
+      const oldFirst = round % 2 === 1;
+      const first = await measure(oldFirst ? oldServer : newServer);
+      const second = await measure(oldFirst ? newServer : oldServer);
+      const pair = oldFirst ? { old: first, new: second } : { old: second, new: first };
+      pairs.set(scenario, [...(pairs.get(scenario) ?? []), pair]);
+      console.error(
+        `round ${round} ${scenario}: old ${pair.old.requestsPerSec.toFixed(0)} req/s, new ${pair.new.requestsPerSec.toFixed(0)} req/s`,
+      );
     }
   }
+} finally {
+  await Promise.all([oldServer.stop(), newServer.stop()]);
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
+const median = (list: number[]) => {
+  const sorted = [...list].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 };
-const [oldSide, newSide] = sides as [Target, Target];
+const spread = (list: number[], digits = 0) =>
+  `${median(list).toFixed(digits)} (${Math.min(...list).toFixed(digits)}-${Math.max(...list).toFixed(digits)})`;
 const lines = [
-  `Runtime A/B: ${rounds} rounds x ${scenarios.length} scenarios x ${seconds} s, ${values.connections} connections, SQLite`,
-  'group commit, each round starting both servers afresh; median of the rounds (min-max).',
+  `Runtime A/B: old = ${oldSide.name}, new = ${newSide.name}. ${rounds} rounds x ${scenarios.length} scenarios x`,
+  `${seconds} s, ${values.connections} connections, SQLite with group commit, both servers on core 0 and wrk on core 1,`,
+  'old and new measured back to back per scenario (order alternating by round). Median of the rounds (min-max); the',
+  'ratio is the median of the per-pair ratios new/old.',
   '',
-  `| scenario | ${oldSide.name} req/s | ${newSide.name} req/s | new/old | p99 ms old | p99 ms new | RSS MB old | RSS MB new |`,
+  '| scenario | old req/s | new req/s | new/old | old p99 ms | new p99 ms | old RSS MB | new RSS MB |',
   '| --- | --- | --- | --- | --- | --- | --- | --- |',
 ];
 for (const scenario of scenarios) {
-  const a = results.get(`${oldSide.name}|${scenario}`) ?? [];
-  const b = results.get(`${newSide.name}|${scenario}`) ?? [];
-  const rps = (r: WrkResult[]) => r.map((x) => x.requestsPerSec);
-  const spread = (r: WrkResult[]) =>
-    `${median(rps(r)).toFixed(0)} (${Math.min(...rps(r)).toFixed(0)}-${Math.max(...rps(r)).toFixed(0)})`;
+  const list = pairs.get(scenario) ?? [];
+  const of = (side: 'old' | 'new', figure: keyof WrkResult) => list.map((pair) => pair[side][figure]);
+  const ratios = list.map((pair) => pair.new.requestsPerSec / pair.old.requestsPerSec);
   lines.push(
-    `| ${scenario} | ${spread(a)} | ${spread(b)} | ${(median(rps(b)) / median(rps(a))).toFixed(2)}x | ${median(a.map((x) => x.p99Ms))} | ${median(b.map((x) => x.p99Ms))} | ${median(a.map((x) => x.maxRssMb))} | ${median(b.map((x) => x.maxRssMb))} |`,
+    `| ${scenario} | ${spread(of('old', 'requestsPerSec'))} | ${spread(of('new', 'requestsPerSec'))} | ${spread(ratios, 2)}x | ${median(of('old', 'p99Ms'))} | ${median(of('new', 'p99Ms'))} | ${Math.max(...of('old', 'maxRssMb'))} | ${Math.max(...of('new', 'maxRssMb'))} |`,
   );
 }
 console.log(lines.join('\n'));
