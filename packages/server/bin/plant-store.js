@@ -2,6 +2,16 @@
 // The `plant-store` command: runs the compiled CLI (`pnpm build` compiles src/ to dist/; `pnpm install` builds too).
 import { existsSync } from 'node:fs';
 
+// better-sqlite3 13 crashes on Node 20 rather than failing cleanly, so an old Node is turned away here, by name.
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 22) {
+  console.error(
+    `plant-store: needs Node.js 22 or newer, and this is ${process.version}; run it through pnpm ` +
+      '(`pnpm plant-store ...`), which uses the Node 24 pinned in the repository, or install Node 22+',
+  );
+  process.exit(2);
+}
+
 const cli = new URL('../dist/cli.js', import.meta.url);
 if (!existsSync(cli)) {
   console.error('plant-store: the server is not built yet; run `pnpm build` at the repository root first');

@@ -2,8 +2,8 @@
 // expects in PLANT_STORE_EXPECT_NODE; without it, the line pinned as the root devDependency `node` is expected. A
 // matrix entry that silently fell back to another Node (the machine's own, say) fails here. The README's curl
 // walk-through then runs against the real `plant-store serve` process on this same Node binary.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +13,10 @@ import { BIN, startServerProcess } from './support/process.js';
 const root = new URL('../../../', import.meta.url);
 const pinned: string = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')).devDependencies.node;
 const expectedMajor = process.env.PLANT_STORE_EXPECT_NODE ?? pinned.split('.')[0];
+// The machine's own Node, when it is older than the service supports (this machine kind ships Node 20).
+const oldNode = ['/usr/bin/node', '/usr/local/bin/node'].find(
+  (path) => existsSync(path) && Number(execFileSync(path, ['-p', 'process.versions.node.split(".")[0]'])) < 22,
+);
 
 describe(`runtime: Node ${expectedMajor}`, () => {
   it('runs on the Node line this run expects', () => {
@@ -50,4 +54,13 @@ describe(`runtime: Node ${expectedMajor}`, () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it.skipIf(oldNode === undefined)(
+    'turns away a Node older than 22 by name, before loading the database driver',
+    async () => {
+      const failed = await promisify(execFile)(oldNode ?? '', [BIN, 'token', 'list']).catch((error) => error);
+      expect(failed.code).toBe(2);
+      expect(failed.stderr).toContain('needs Node.js 22 or newer');
+    },
+  );
 });
