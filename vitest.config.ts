@@ -67,7 +67,11 @@ export default defineConfig({
           // Unit files share a worker's loaded modules (Fastify, Ajv, the app) instead of importing them per file.
           isolate: false,
           env: sqlite,
-          typecheck: { enabled: true, include: TEST_ROOTS.map((root) => `${root}/**/unit/**/*.test-d.ts`) },
+          typecheck: {
+            enabled: true,
+            include: TEST_ROOTS.map((root) => `${root}/**/unit/**/*.test-d.ts`),
+            tsconfig: './tsconfig.typetest.json',
+          },
         },
       },
       { extends: true, test: { name: 'unit-postgres', include: bothStores('unit'), env: postgres, isolate: false } },

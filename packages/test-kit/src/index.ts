@@ -3,3 +3,4 @@ export { CHROMIUM_PATH, launchChromium } from './browser.js';
 export { seededRandom } from './seed.js';
 export { createTestDatabase, POSTGRES_URL, TEST_DATABASE, type TestDatabase } from './test-database.js';
 export { createTestApp, startTestServer, type TestApp, type TestServer } from './test-server.js';
+export { waitFor } from './wait.js';

@@ -1,9 +1,11 @@
 // Durability under SIGKILL: cycles of a concurrent stream of creates and deletes against the real server process,
 // each ended by SIGKILL at a random moment. After every restart, each acknowledged create is there, each
 // acknowledged delete stays deleted, and SQLite's integrity check passes. CRASH_CYCLES sets the count (CI: 20).
+// The moments and the mix of writes come from a seed the run prints; PLANT_STORE_TEST_SEED replays it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { seededRandom } from '@plant-store/test-kit';
 import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/tokens.js';
@@ -12,6 +14,7 @@ import { startServerProcess } from '../support/process.js';
 
 const CYCLES = Number(process.env.CRASH_CYCLES ?? 20);
 const WRITERS = 8;
+const random = seededRandom('crash-durability');
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -59,7 +62,7 @@ it(`loses nothing acknowledged across ${CYCLES} SIGKILLs during creates and dele
       const mine: number[] = [];
       while (!killed) {
         try {
-          if (mine.length > 3 && Math.random() < 0.3) {
+          if (mine.length > 3 && random.next() < 0.3) {
             const id = mine.shift()!;
             const status = await send('DELETE', `/plants/${id}`).catch((error: unknown) => {
               // No answer: the delete may or may not have happened, so this id proves nothing either way.
@@ -79,7 +82,7 @@ it(`loses nothing acknowledged across ${CYCLES} SIGKILLs during creates and dele
       }
     };
     const writers = Array.from({ length: WRITERS }, writer);
-    await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 400));
+    await new Promise((resolve) => setTimeout(resolve, random.int(100, 500)));
     server.child.kill('SIGKILL');
     expect(await server.exited).toBe('SIGKILL');
     killed = true;

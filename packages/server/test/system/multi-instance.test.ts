@@ -1,7 +1,7 @@
 // Several real server processes on one PostgreSQL behave as one service: shared data, one winner per id,
 // rate limits shared through Redis; and `serve --workers N` runs N processes on one port.
 import { randomBytes } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '@plant-store/test-kit';
+import { createTestDatabase, type TestDatabase, waitFor } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/tokens.js';
 import { openStore } from '../../src/store/open-store.js';
@@ -103,8 +103,10 @@ describe('serve --workers', () => {
   it('runs N worker processes that share one port', async () => {
     const server = await start({}, ['--workers', '2']);
     const token = await tokenFor(`workers-${randomBytes(4).toString('hex')}`);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const pids = new Set([...server.output().matchAll(/"pid":(\d+)[^\n]*Server listening/g)].map((m) => m[1]));
+    const listening = () =>
+      new Set([...server.output().matchAll(/"pid":(\d+)[^\n]*Server listening/g)].map((m) => m[1]));
+    await waitFor('both workers to listen', () => listening().size >= 2);
+    const pids = listening();
     expect(pids.size).toBe(2);
     const statuses = await Promise.all(Array.from({ length: 20 }, () => send(`${server.url}/plants`, token)));
     expect(statuses.map((r) => r.status)).toEqual(Array(20).fill(200));

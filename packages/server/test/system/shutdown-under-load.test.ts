@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '@plant-store/test-kit';
 import { afterAll, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/tokens.js';
 import { openStore } from '../../src/store/open-store.js';
@@ -59,7 +60,8 @@ it('answers every accepted request when stopped under load', async () => {
     }
   };
   const clients = Array.from({ length: 16 }, client);
-  await new Promise((resolve) => setTimeout(resolve, 700));
+  // Under load: the clients have had answers flowing before the signal comes.
+  await waitFor('the load to get going', () => outcomes.filter(({ outcome }) => outcome === 200).length >= 100);
   server.child.kill('SIGTERM');
   await Promise.race([Promise.all(clients), new Promise((resolve) => setTimeout(resolve, 10_000))]);
   stopped = true;

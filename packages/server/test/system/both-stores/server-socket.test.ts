@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '@plant-store/test-kit';
+import { startTestServer, type TestServer, waitFor } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../../src/auth/tokens.js';
 import { openStore } from '../../../src/store/open-store.js';
@@ -109,9 +109,10 @@ describe('the server process', () => {
       `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${termToken}\r\nContent-Type: application/json\r\n` +
         `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The server has read the headers (and logged the request) before it is told to stop.
+    await waitFor('the request to arrive', () => proc.output().includes('"incoming request"'));
     proc.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor('the shutdown to begin', () => proc.output().includes('shutting down'));
     socket.write(body.slice(10));
     expect(await answer).toMatch(/^HTTP\/1\.1 200/);
     expect(await proc.exited).toBe(0);
@@ -125,7 +126,10 @@ describe('the server process', () => {
     try {
       await fetch(`${proc.url}/plants?access_token=pst_leaked`, { headers: { 'x-request-id': 'trace-logs-1' } });
       await fetch(`${proc.url}/plants`, { headers: { authorization: 'Bearer pst_also_secret' } });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await waitFor(
+        'both requests to be logged as completed',
+        () => (proc.output().match(/"request completed"/g)?.length ?? 0) >= 2,
+      );
       const lines = proc
         .output()
         .trim()
