@@ -64,7 +64,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerRequestIdHeader(app);
   await registerSecurityHeaders(app);
-  await registerCors(app, config.corsOrigins);
+  await registerCors(
+    app,
+    config.corsOrigins,
+    contract.operations.map((operation) => operation.method),
+  );
   if (config.rateLimit) await registerRateLimit(app, { ...config.rateLimit, redis: options.redis });
 
   await registerOperationalRoutes(app, contract, store);
