@@ -64,7 +64,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: tests('unit'),
-          // Unit files share a worker's loaded modules (Fastify, Ajv, the app) instead of importing them per file.
+          // Unit files share a worker thread's loaded modules (Fastify, Ajv, the app) instead of importing them per file.
+          pool: 'threads',
           isolate: false,
           env: sqlite,
           typecheck: {

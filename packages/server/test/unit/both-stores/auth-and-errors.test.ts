@@ -150,6 +150,19 @@ describe('headers on every answer', () => {
       expect(answer.headers['cache-control']).toBe('no-store');
     }
   });
+
+  it('sets helmet’s security headers on API answers and on /docs, without a global content security policy', async () => {
+    const api = await get({ authorization: `Bearer ${writer}` });
+    const docs = await call(t.app, { method: 'GET', url: '/docs/' });
+    for (const answer of [api, docs]) {
+      expect(answer.headers['x-frame-options']).toBe('SAMEORIGIN');
+      expect(answer.headers['referrer-policy']).toBe('no-referrer');
+      expect(answer.headers['strict-transport-security']).toMatch(/^max-age=\d+/);
+    }
+    expect(api.headers['content-security-policy']).toBeUndefined();
+    // /docs keeps swagger-ui's own policy, which a global one would contradict.
+    expect(docs.headers['content-security-policy']).toBeDefined();
+  });
 });
 
 describe('failures inside the service', () => {
@@ -194,6 +207,16 @@ describe('binding the contract', () => {
     expect(() =>
       checkBindings(contract, { ...handlers, deletePlants: async () => ({}) }, { bearerAuth: () => {} }),
     ).toThrow('handler "deletePlants" matches no operationId');
+    // An operation the contract leaves open must be listed in OPEN_OPERATIONS, so its handler is typed for no principal.
+    const opened = {
+      ...contract,
+      operations: contract.operations.map((operation) =>
+        operation.operationId === 'getPlants' ? { ...operation, securitySchemes: [] } : operation,
+      ),
+    };
+    expect(() => checkBindings(opened, handlers, { bearerAuth: () => {} })).toThrow(
+      'operation "getPlants" is open in the contract but not in OPEN_OPERATIONS',
+    );
     const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent' });
     await expect(buildApp({ config, store: t.store, handlers: partial as never })).rejects.toThrow(
       'The server cannot start',
