@@ -1,39 +1,87 @@
+// Test tiers, picked by folder: a test file's tier is the `unit/`, `system/` or `package/` folder anywhere in its
+// path, and a `both-stores/` folder inside a tier runs it twice, on SQLite and on PostgreSQL. So a new folder of
+// tests (say packages/server/test/hardening/) sorts itself with `hardening/unit/…` and `hardening/system/…`. A test
+// file in no tier, or in two, stops the run (see tierProblems).
+//
+//   unit     inject, stores, the SDK against an injected fetch, type tests; no build, no child process (pnpm test:unit)
+//   system   child processes, real sockets, crashes, cluster, CLI, the SDK against a listening server; builds first
+//   package  the SDK's tarball, bundles and browsers, /docs in Chromium; builds first
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
-// Suites that talk to a store run twice: on SQLite (the default) and on the machine's PostgreSQL.
-const STORE_SUITES = [
-  'packages/server/test/store.test.ts',
-  'packages/server/test/plants-api.test.ts',
-  'packages/server/test/auth-and-errors.test.ts',
-  'packages/server/test/server-socket.test.ts',
-  'packages/server/test/attack-matrix.test.ts',
-];
+const TIERS = ['unit', 'system', 'package'] as const;
+const TEST_ROOTS = ['packages/*/test', 'scripts/test'];
+const tests = (tier: string, suffix = '') => TEST_ROOTS.map((root) => `${root}/**/${tier}/**/${suffix}*.test.ts`);
+const bothStores = (tier: string) => tests(tier, 'both-stores/**/');
+
+// The workspace packages are TypeScript in src/ under the `source` export condition (see their package.json), so
+// the unit tier runs on the sources with no build. Processes the tests start run dist/, built by build-once.ts.
+const CONDITIONS = ['source', 'module', 'node', 'development|production'];
+
+/** Test files that sit in no tier folder or in more than one; the run stops until they are moved. */
+function tierProblems(): string[] {
+  const root = import.meta.dirname;
+  const problems: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.test(-d)?\.ts$/.test(entry.name)) {
+        const segments = relative(root, path).split('/');
+        const tiers = TIERS.filter((tier) => segments.includes(tier));
+        if (tiers.length !== 1) problems.push(`${relative(root, path)} is in ${tiers.length} tier folders`);
+      }
+    }
+  };
+  for (const dir of ['packages', 'scripts']) walk(join(root, dir));
+  return problems;
+}
+
+const problems = tierProblems();
+if (problems.length > 0) {
+  throw new Error(
+    `Every test file belongs to exactly one tier folder (unit/, system/, package/): ${problems.join('; ')}`,
+  );
+}
+
+const sqlite = { PLANT_STORE_TEST_DATABASE: 'sqlite' };
+const postgres = { PLANT_STORE_TEST_DATABASE: 'postgres' };
+const buildOnce = ['scripts/test/build-once.ts'];
 
 export default defineConfig({
+  resolve: { conditions: CONDITIONS },
+  ssr: { resolve: { conditions: CONDITIONS } },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Tests that spawn servers and browsers compete for two cores; keep parallelism modest.
     maxWorkers: 2,
-    globalSetup: ['scripts/test/build-once.ts'],
     projects: [
       {
         extends: true,
         test: {
-          name: 'sqlite',
-          include: ['scripts/test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-          env: { PLANT_STORE_TEST_DATABASE: 'sqlite' },
-          typecheck: { enabled: true, include: ['packages/*/test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+          name: 'unit',
+          include: tests('unit'),
+          // Unit files share a worker thread's loaded modules (Fastify, Ajv, the app) instead of importing them per file.
+          pool: 'threads',
+          isolate: false,
+          env: sqlite,
+          typecheck: {
+            enabled: true,
+            include: TEST_ROOTS.map((root) => `${root}/**/unit/**/*.test-d.ts`),
+            tsconfig: './tsconfig.typetest.json',
+          },
         },
       },
+      { extends: true, test: { name: 'unit-postgres', include: bothStores('unit'), env: postgres, isolate: false } },
+      { extends: true, test: { name: 'system', include: tests('system'), env: sqlite, globalSetup: buildOnce } },
       {
         extends: true,
-        test: {
-          name: 'postgres',
-          include: STORE_SUITES,
-          env: { PLANT_STORE_TEST_DATABASE: 'postgres' },
-        },
+        test: { name: 'system-postgres', include: bothStores('system'), env: postgres, globalSetup: buildOnce },
       },
+      { extends: true, test: { name: 'package', include: tests('package'), env: sqlite, globalSetup: buildOnce } },
     ],
   },
 });

@@ -1,5 +1,6 @@
 // What a client built against the released contract relies on and a newer contract takes away or tightens.
 // Both documents must be dereferenced (swagger-parser); requests may only get looser, responses only richer.
+import { flattenAllOf, HTTP_METHODS, type HttpMethod } from '@plant-store/contract';
 
 type Schema = Record<string, unknown>;
 type Direction = 'request' | 'response';
@@ -25,47 +26,15 @@ interface Operation {
   'x-required-scope'?: string;
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
-type PathItem = { [method in (typeof METHODS)[number]]?: Operation } & { parameters?: Parameter[] };
+type PathItem = { [method in HttpMethod]?: Operation } & { parameters?: Parameter[] };
 
 interface Document {
   paths?: Record<string, PathItem>;
   security?: Requirement[];
 }
 
-// Where several allOf parts bound the same keyword, the tightest bound is the one that holds.
-const LOWER_BOUNDS = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties'];
-const UPPER_BOUNDS = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties'];
-
 // Formats whose values are a subset of another's: a request may widen to one, a response may narrow from one.
 const WIDER_FORMAT: Record<string, string[]> = { int32: ['int64'], float: ['double'] };
-
-/** One view of a schema with its allOf parts merged in: properties, required names and bounds. */
-function flatten(input: unknown): Schema {
-  if (input === true || input === undefined) return {};
-  if (input === false) return { not: {} };
-  const schema = input as Schema;
-  const parts = schema.allOf as unknown[] | undefined;
-  if (!parts?.length) return schema;
-  const merged: Schema = { ...schema, properties: { ...(schema.properties as object) } };
-  delete merged.allOf;
-  const required = new Set((schema.required as string[] | undefined) ?? []);
-  for (const part of parts.map(flatten)) {
-    for (const [key, value] of Object.entries(part)) {
-      const current = merged[key];
-      if (key === 'properties') Object.assign(merged.properties as object, value);
-      else if (key === 'required') for (const name of value as string[]) required.add(name);
-      else if (current === undefined) merged[key] = value;
-      else if (typeof value === 'number' && typeof current === 'number') {
-        if (LOWER_BOUNDS.includes(key)) merged[key] = Math.max(current, value);
-        if (UPPER_BOUNDS.includes(key)) merged[key] = Math.min(current, value);
-      }
-    }
-  }
-  merged.required = [...required];
-  return merged;
-}
 
 /** The JSON types a schema admits; undefined when it admits any. */
 function typesOf(schema: Schema): Set<string> | undefined {
@@ -141,14 +110,14 @@ class SchemaComparison {
   compare(baseSchema: unknown, nextSchema: unknown, where: string, dir: Direction): void {
     if (baseSchema === undefined || nextSchema === undefined) return;
     if (!isObject(baseSchema) || !isObject(nextSchema)) {
-      this.compareNodes(flatten(baseSchema), flatten(nextSchema), where, dir);
+      this.compareNodes(flattenAllOf(baseSchema), flattenAllOf(nextSchema), where, dir);
       return;
     }
     const partners = this.active.get(baseSchema) ?? new Set<object>();
     if (partners.has(nextSchema)) return;
     this.active.set(baseSchema, partners.add(nextSchema));
     try {
-      this.compareNodes(flatten(baseSchema), flatten(nextSchema), where, dir);
+      this.compareNodes(flattenAllOf(baseSchema), flattenAllOf(nextSchema), where, dir);
     } finally {
       partners.delete(nextSchema);
     }
@@ -403,11 +372,11 @@ export function findBreakingChanges(base: object, next: object): string[] {
       `${method.toUpperCase()} ${route} (${op.operationId ?? 'no operationId'})`;
     const matched = routesB.get(routeKey(route));
     if (!matched) {
-      const lost = METHODS.flatMap((method) => (itemA[method] ? [operationName(method, itemA[method])] : []));
+      const lost = HTTP_METHODS.flatMap((method) => (itemA[method] ? [operationName(method, itemA[method])] : []));
       out.push(`path ${route} removed, and with it ${lost.join(', ') || 'no operations'}`);
       continue;
     }
-    for (const method of METHODS) {
+    for (const method of HTTP_METHODS) {
       const opA = itemA[method];
       const opB = matched.item[method];
       if (!opA) continue;

@@ -7,13 +7,14 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { HTTP_METHODS } from '@plant-store/contract';
+import { OPENAPI_PATH } from '@plant-store/contract/document';
 import { parse } from 'yaml';
 import { findBreakingChanges } from './breaking-changes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const releases = join(root, 'contract-releases');
 const ERROR_SCHEMA = '#/components/schemas/Error';
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 export interface CheckResult {
   name: string;
@@ -114,7 +115,7 @@ export function errorBodyProblems(document: Node): string[] {
   if (!follow(document, { $ref: ERROR_SCHEMA })) problems.push(`${ERROR_SCHEMA} is missing`);
   for (const [route, pathItem] of Object.entries((document.paths as Node | undefined) ?? {})) {
     const item = follow(document, pathItem) ?? {};
-    for (const method of METHODS) {
+    for (const method of HTTP_METHODS) {
       const operation = item[method] as Node | undefined;
       if (!operation) continue;
       const name = `${method.toUpperCase()} ${route} (${String(operation.operationId ?? 'no operationId')})`;
@@ -210,7 +211,7 @@ async function main(argv: string[]): Promise<number> {
     else path = resolve(here, arg);
   }
   const started = performance.now();
-  const results = await checkContract(path ?? join(root, 'openapi.yaml'), basePath ?? latestRelease());
+  const results = await checkContract(path ?? OPENAPI_PATH, basePath ?? latestRelease());
   console.log(formatResults(results));
   const failed = results.filter((result) => result.problems.length > 0).length;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);

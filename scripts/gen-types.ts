@@ -2,10 +2,10 @@
 // `--check` regenerates in memory and fails when the committed file differs (CI drift check).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { OPENAPI_URL } from '@plant-store/contract/document';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 
-const specUrl = new URL('../openapi.yaml', import.meta.url);
 const outPath = fileURLToPath(new URL('../packages/contract/src/openapi.ts', import.meta.url));
 
 const HEADER = `/**
@@ -22,7 +22,7 @@ const INT64 = ts.factory.createUnionTypeNode([
 ]);
 
 export async function generate(): Promise<string> {
-  const ast = await openapiTS(specUrl, {
+  const ast = await openapiTS(OPENAPI_URL, {
     transform(schema) {
       if (schema.format === 'int64' && schema.type === 'integer') return INT64;
       return undefined;

@@ -2,6 +2,7 @@
 // express-openapi-validator (request validation and bearer security from openapi.yaml), on better-sqlite3 with the
 // same durability (WAL, synchronous=FULL) and one commit per request.
 // Usage: PORT=3902 TOKEN=... DATABASE_PATH=... tsx scripts/bench/express-peer.ts
+import { OPENAPI_PATH } from '@plant-store/contract/document';
 import Database from 'better-sqlite3';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -21,7 +22,7 @@ const app = express();
 app.use(express.json({ limit: '16kb' }));
 app.use(
   OpenApiValidator.middleware({
-    apiSpec: new URL('../../openapi.yaml', import.meta.url).pathname,
+    apiSpec: OPENAPI_PATH,
     validateRequests: true,
     validateResponses: false,
     validateSecurity: {

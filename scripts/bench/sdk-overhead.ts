@@ -1,5 +1,5 @@
 // The SDK's cost per call: the same sequential requests through the SDK and through a bare fetch.
-import { createPlantStoreClient } from '../../packages/sdk/src/index.js';
+import { createPlantStoreClient } from '@plant-store/sdk';
 
 export async function sdkOverhead(url: string, token: string, calls = 2000) {
   const client = createPlantStoreClient({ baseUrl: url, token });

@@ -1,7 +1,11 @@
-// The contract's types, generated from openapi.yaml (./openapi.ts), and small helpers keyed by operationId.
-// Type-only: nothing here exists at run time.
+// The contract's types, generated from openapi.yaml (./openapi.ts), small type helpers keyed by operationId, and the
+// few run-time facts every package shares: the scopes, the int64 bounds and the OpenAPI walk. The document itself
+// (its path, reading it) is the Node-only subpath `@plant-store/contract/document`.
 import type { components, operations, paths } from './openapi.js';
 
+export { INT64_MAX, INT64_MIN, INTEGER_TEXT, isInt64 } from './int64.js';
+export { flattenAllOf, HTTP_METHODS, type HttpMethod, type OperationEntry, operationsOf } from './openapi-walk.js';
+export { isScope, SCOPES, type Scope } from './scopes.js';
 export type { components, operations, paths };
 
 export type Plant = components['schemas']['Plant'];

@@ -1,8 +1,6 @@
 // Exact int64 ids: checked before sending (a number past 2^53 was already rounded), and written into JSON as exact
 // number literals, which JSON.stringify cannot do for a bigint.
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
+import { isInt64 } from '@plant-store/contract';
 
 /** The id as exact decimal text, or a TypeError saying why it cannot be one. */
 export function int64Text(id: number | bigint): string {
@@ -15,7 +13,7 @@ export function int64Text(id: number | bigint): string {
     return String(id);
   }
   if (typeof id === 'bigint') {
-    if (id < INT64_MIN || id > INT64_MAX) throw new TypeError(`plant id ${id} is outside the signed 64-bit range`);
+    if (!isInt64(id)) throw new TypeError(`plant id ${id} is outside the signed 64-bit range`);
     return id.toString();
   }
   throw new TypeError(`plant id must be a number or a bigint, got ${typeof id}`);

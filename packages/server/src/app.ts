@@ -1,113 +1,50 @@
-// The composition root: builds the Fastify app from the contract, the config and a store. It never listens
-// (server.ts does), so tests drive it with inject or start their own listener.
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import cors from '@fastify/cors';
-import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import openapiGlue, { type FastifyOpenapiGlueOptions } from 'fastify-openapi-glue';
-import { Redis } from 'ioredis';
-import { createSecurityHandlers, type SecurityHandler } from './auth.js';
+// The composition root: builds the Fastify app from the contract, the config, a store and (optionally) a Redis
+// client for shared rate limits. It registers the pieces in http/, auth/ and bindings.ts in the order they must run,
+// and never listens (server.ts does), so tests drive it with inject or start their own listener.
+import Fastify, { type FastifyInstance } from 'fastify';
+import openapiGlue from 'fastify-openapi-glue';
+import type { Redis } from 'ioredis';
+import { createSecurityHandlers } from './auth/bearer.js';
+import { createJwtVerifier } from './auth/jwt.js';
+import { type BoundHandler, checkBindings, operationResolver } from './bindings.js';
 import type { Config } from './config.js';
-import { type Contract, loadContract } from './contract.js';
-import { registerErrorHandler } from './error-handler.js';
-import { ApiError } from './errors.js';
-import type { Handler } from './handlers/handler.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
-import { JsonBodyError, parseJsonExact } from './json-body.js';
-import { registerNotFoundHandler } from './not-found.js';
-import { registerOperationalRoutes } from './operational-routes.js';
-import { createJwtVerifier } from './services/jwt.js';
+import { clientErrorHandler } from './http/client-errors.js';
+import { registerCors } from './http/cors.js';
+import { registerErrorHandler } from './http/error-handler.js';
+import { httpServerFactory } from './http/http-server.js';
+import { BODY_LIMIT, registerJsonBodyParser } from './http/json-body.js';
+import { loggerOptions } from './http/logger.js';
+import { registerNotFoundHandler } from './http/not-found.js';
+import { registerOperationalRoutes } from './http/operational-routes.js';
+import { registerRateLimit } from './http/rate-limit.js';
+import { registerRequestIdHeader, requestId } from './http/request-id.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
+import { registerValidation } from './http/validation.js';
+import { type Contract, loadContract } from './openapi-document.js';
 import type { Store } from './store/store.js';
-import { createValidatorCompiler } from './validation.js';
-
-/** The contract's limit on request bodies, in bytes. */
-export const BODY_LIMIT = 16_384;
 
 export interface AppOptions {
   config: Config;
   store: Store;
+  /** Shares rate-limit counters between instances; the caller creates and closes it. Without it, per process. */
+  redis?: Redis | undefined;
   /** The contract to serve; openapi.yaml unless a test passes another. */
   contract?: Contract;
   /** Handlers by operationId; the real ones unless a test passes others. */
-  handlers?: Readonly<Record<string, Handler<never>>>;
-}
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-function requestId(request: IncomingMessage): string {
-  const incoming = request.headers['x-request-id'];
-  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-}
-
-/** Fails start-up, naming what is missing, unless every operation has a handler and every scheme a security handler. */
-export function checkBindings(
-  contract: Contract,
-  handlers: Readonly<Record<string, unknown>>,
-  securityHandlers: Readonly<Record<string, unknown>>,
-): void {
-  const problems: string[] = [];
-  const declared = new Set(contract.operations.map((operation) => operation.operationId));
-  for (const operation of contract.operations) {
-    if (typeof handlers[operation.operationId] !== 'function') {
-      problems.push(`operation "${operation.operationId}" (${operation.method} ${operation.path}) has no handler`);
-    }
-    for (const scheme of operation.securitySchemes) {
-      if (typeof securityHandlers[scheme] !== 'function') {
-        problems.push(`security scheme "${scheme}" of operation "${operation.operationId}" has no security handler`);
-      }
-    }
-  }
-  for (const name of Object.keys(handlers)) {
-    if (!declared.has(name)) problems.push(`handler "${name}" matches no operationId in the contract`);
-  }
-  if (problems.length > 0) {
-    throw new Error(`The server cannot start: ${problems.join('; ')}. Bind them in packages/server/src/handlers.`);
-  }
-}
-
-// Node's own answer to a request it cannot parse, in the contract's Error shape instead of Fastify's.
-function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const [status, reason, message] =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'Request Timeout', 'the request took too long to arrive']
-      : error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request Header Fields Too Large', 'the request headers are too large']
-        : [400, 'Bad Request', 'the request could not be parsed as HTTP'];
-  const body = JSON.stringify({ error: status, message });
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  handlers?: Readonly<Record<string, BoundHandler>>;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, store } = options;
   const contract = options.contract ?? loadContract();
-  const handlers = options.handlers ?? (defaultHandlers as unknown as Readonly<Record<string, Handler<never>>>);
+  const handlers = options.handlers ?? defaultHandlers;
   const verifyJwt = config.jwt ? await createJwtVerifier(config.jwt) : null;
-  const securityHandlers: Readonly<Record<string, SecurityHandler>> = createSecurityHandlers(store, verifyJwt);
+  const securityHandlers = createSecurityHandlers(store, verifyJwt);
   checkBindings(contract, handlers, securityHandlers);
 
   const app = Fastify({
-    logger:
-      config.logLevel === 'silent'
-        ? false
-        : {
-            level: config.logLevel,
-            serializers: {
-              // A token sent in the query string is refused, and must not reach the log either.
-              req: (request: FastifyRequest) => ({
-                method: request.method,
-                url: request.url.replace(/([?&]access_token=)[^&]*/gi, '$1[redacted]'),
-                remoteAddress: request.ip,
-              }),
-            },
-          },
+    logger: loggerOptions(config.logLevel),
     genReqId: requestId,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT,
@@ -115,115 +52,29 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     trustProxy: config.trustProxy,
     clientErrorHandler,
-    serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) =>
-      createServer(
-        {
-          requestTimeout: config.requestTimeoutMs,
-          headersTimeout: Math.min(config.requestTimeoutMs, 60_000),
-          keepAliveTimeout: config.keepAliveTimeoutMs,
-          // Check timeouts every second rather than Node's default 30 s, so slow clients are cut off on time.
-          connectionsCheckingInterval: 1_000,
-        },
-        handler,
-      ),
+    serverFactory: httpServerFactory(config),
   });
 
+  // Before anything can fail: errors and unknown routes must answer in the contract's Error shape.
   app.decorateRequest('principal', null);
-  app.setValidatorCompiler(createValidatorCompiler());
+  registerValidation(app);
   registerErrorHandler(app);
   registerNotFoundHandler(app, contract.operations);
+  registerJsonBodyParser(app);
 
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    if (body === '') return done(new JsonBodyError('the body is empty; send a JSON object'), undefined);
-    try {
-      done(null, parseJsonExact(body as string));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
-
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
-    if (!request.url.startsWith('/docs')) reply.header('cache-control', 'no-store');
-  });
-
-  if (config.corsOrigins.length > 0) {
-    await app.register(cors, {
-      origin: config.corsOrigins.includes('*') ? '*' : [...config.corsOrigins],
-      methods: ['GET', 'POST', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-      exposedHeaders: ['Link', 'Retry-After', 'X-Request-Id', 'WWW-Authenticate'],
-      maxAge: 600,
-    });
-  }
-
-  if (config.rateLimit) {
-    // With REDIS_URL the counters are shared by every instance; without it each process counts on its own.
-    const redis = config.redisUrl
-      ? new Redis(config.redisUrl, { connectTimeout: 1_000, maxRetriesPerRequest: 1, lazyConnect: false })
-      : undefined;
-    if (redis) {
-      redis.on('error', (error) => app.log.warn({ err: error }, 'redis for rate limits is unreachable'));
-      app.addHook('onClose', async () => {
-        await redis.quit().catch(() => redis.disconnect());
-      });
-    }
-    await app.register(rateLimit, {
-      ...(redis ? { redis, nameSpace: 'plant-store:rate:', skipOnError: true } : {}),
-      global: true,
-      // After authentication (onRequest), before the body is read: limits are per principal.
-      hook: 'preParsing',
-      max: config.rateLimit.max,
-      timeWindow: config.rateLimit.windowMs,
-      allowList: (request) => request.principal === null,
-      keyGenerator: (request) => `principal:${request.principal?.subject ?? request.ip}`,
-      errorResponseBuilder: (_request, context) =>
-        new ApiError(429, `rate limit of ${context.max} requests exceeded; retry in ${context.after}`),
-    });
-  }
+  registerRequestIdHeader(app);
+  await registerSecurityHeaders(app);
+  await registerCors(
+    app,
+    config.corsOrigins,
+    contract.operations.map((operation) => operation.method),
+  );
+  if (config.rateLimit) await registerRateLimit(app, { ...config.rateLimit, redis: options.redis });
 
   await registerOperationalRoutes(app, contract, store);
-
-  const byOperationId = new Map(contract.operations.map((operation) => [operation.operationId, operation]));
   await app.register(openapiGlue, {
     specification: structuredClone(contract.document),
-    // glue's types want full route options; it fills in method, url and schema itself.
-    operationResolver: ((operationId: string) => {
-      const operation = byOperationId.get(operationId)!;
-      const handler = handlers[operationId]!;
-      return {
-        onRequest: operation.securitySchemes.map((scheme) => securityHandlers[scheme]!(operationId, operation.scope)),
-        config: { operationId },
-        // Fastify validates a body only when one was sent; the contract requires it for some operations.
-        preValidation: async (request: FastifyRequest) => {
-          if (operation.bodyRequired && request.body === undefined) {
-            throw new ApiError(
-              400,
-              'the request body is required: send a JSON object with Content-Type: application/json',
-            );
-          }
-        },
-        handler: async (request: FastifyRequest, reply: FastifyReply) => {
-          const result = await handler(
-            {
-              principal: request.principal!,
-              body: request.body,
-              params: request.params,
-              query: request.query ?? {},
-              path: request.url.split('?')[0] ?? '',
-            } as never,
-            { store },
-          );
-          reply.code(result.status);
-          if (result.headers) reply.headers(result.headers);
-          if ('json' in result) return reply.type('application/json; charset=utf-8').send(result.json);
-          return reply.send(result.body);
-        },
-      };
-    }) as unknown as FastifyOpenapiGlueOptions['operationResolver'],
+    operationResolver: operationResolver(contract, handlers, securityHandlers, store),
   });
-
   return app;
 }

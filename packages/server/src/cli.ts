@@ -1,11 +1,11 @@
 // The `plant-store` command: serve (default), migrate, and token create/list/revoke.
 // Bad arguments and bad configuration exit with code 2 and a message that says what to fix.
-import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { assertValidSubject, issueToken, parseDuration, parseScopes } from './auth/tokens.js';
+import { isWorker, superviseWorkers } from './cluster.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { runServer } from './server.js';
-import { assertValidSubject, issueToken, parseDuration, parseScopes } from './services/tokens.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
@@ -35,11 +35,12 @@ const processIo: Io = {
 
 class UsageError extends Error {}
 
-async function withStore<T>(config: Config, work: (store: Store) => Promise<T>): Promise<T> {
+/** Opens and migrates the store, runs `work` on it, closes it; `work` also gets the versions migrating applied. */
+async function withStore<T>(config: Config, work: (store: Store, applied: number[]) => Promise<T>): Promise<T> {
   const store = await openStore(config.databaseUrl, { poolSize: 2 });
   try {
-    await store.migrate();
-    return await work(store);
+    const applied = await store.migrate();
+    return await work(store, applied);
   } finally {
     await store.close();
   }
@@ -138,24 +139,10 @@ async function serve(args: string[], config: Config): Promise<number> {
       `--workers must be a whole number from 1 to 64 (this machine has ${availableParallelism()} cores)`,
     );
   }
-  if (workers > 1 && cluster.isPrimary) {
+  if (workers > 1 && !isWorker) {
     // Migrate once here so the workers start on an up-to-date schema, then fork; the workers share the port.
     await withStore(config, async () => {});
-    for (let i = 0; i < workers; i++) cluster.fork();
-    const stop = (signal: NodeJS.Signals) => {
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-    cluster.on('exit', (worker, code, signal) => {
-      if (signal !== 'SIGTERM' && signal !== 'SIGINT' && code !== 0) {
-        console.error(`plant-store: worker ${worker.process.pid} died (${signal ?? code}); starting another`);
-        cluster.fork();
-      }
-    });
-    await new Promise<void>((resolve) =>
-      cluster.on('exit', () => Object.keys(cluster.workers ?? {}).length === 0 && resolve()),
-    );
+    await superviseWorkers(workers);
     return 0;
   }
   await runServer(config);
@@ -174,13 +161,9 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     if (command === 'serve') return await serve(args, config);
     if (command === 'migrate') {
       parse(args, {});
-      const store = await openStore(config.databaseUrl, { poolSize: 1 });
-      try {
-        const applied = await store.migrate();
-        io.stdout(applied.length === 0 ? 'Database is up to date.' : `Applied migrations ${applied.join(', ')}.`);
-      } finally {
-        await store.close();
-      }
+      await withStore(config, async (_store, applied) =>
+        io.stdout(applied.length === 0 ? 'Database is up to date.' : `Applied migrations ${applied.join(', ')}.`),
+      );
       return 0;
     }
     if (command === 'token') return await tokenCommand(args, config, io);
@@ -196,17 +179,4 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     }
     throw error;
   }
-}
-
-const isEntryPoint = process.argv[1] !== undefined && /plant-store(\.js)?$|cli\.ts$/.test(process.argv[1]);
-if (isEntryPoint) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      if (code >= 0) process.exitCode = code;
-    },
-    (error: unknown) => {
-      console.error(`plant-store: ${(error as Error).message}`);
-      process.exitCode = 1;
-    },
-  );
 }

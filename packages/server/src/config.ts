@@ -49,7 +49,7 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-export const DEFAULT_DATABASE_URL = 'sqlite:./data/plant-store.db';
+const DEFAULT_DATABASE_URL = 'sqlite:./data/plant-store.db';
 
 function integer(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number) {
   const raw = env[name];

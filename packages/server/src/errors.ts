@@ -1,5 +1,5 @@
 // The service's error type: a status, a message a client developer can act on, and optional headers.
-// Handlers, hooks and the store throw these; error-handler.ts is the one place that turns them into HTTP.
+// Handlers, hooks and the store throw these; http/error-handler.ts turns them into HTTP answers.
 
 export class ApiError extends Error {
   override name = 'ApiError';

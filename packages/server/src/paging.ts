@@ -1,10 +1,10 @@
 // Paging of GET /plants: an opaque cursor naming the last id of a page, and the RFC 8288 link to the next page.
 import { ApiError } from './errors.js';
-import { toInt64 } from './validation.js';
+import { toInt64 } from './int64.js';
 
 const PREFIX = 'v1:';
 
-export function encodeCursor(lastId: bigint): string {
+function encodeCursor(lastId: bigint): string {
   return Buffer.from(`${PREFIX}${lastId}`, 'utf8').toString('base64url');
 }
 

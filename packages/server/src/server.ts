@@ -1,8 +1,29 @@
-// Runs the service: opens and migrates the store, listens, and shuts down gracefully on SIGTERM and SIGINT
-// (stop accepting, finish in-flight requests, close the database).
+// Runs the service: opens and migrates the store, listens, and shuts down gracefully on SIGTERM and SIGINT (stop
+// accepting, finish in-flight requests, close the database and Redis). Signals and the shutdown deadline are
+// close-with-grace's; what it does not know about Node's HTTP server is in idle-connection-guard.ts.
+import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
+import { createRateLimitRedis } from './http/rate-limit.js';
+import { guardIdleConnections } from './idle-connection-guard.js';
 import { openStore } from './store/open-store.js';
+
+// close-with-grace listens to more events than the service's contract with its supervisor names (README: SIGTERM and
+// SIGINT); the rest keep Node's defaults.
+const OTHER_EVENTS = [
+  'SIGHUP',
+  'SIGQUIT',
+  'SIGILL',
+  'SIGTRAP',
+  'SIGABRT',
+  'SIGBUS',
+  'SIGFPE',
+  'SIGSEGV',
+  'SIGUSR2',
+  'uncaughtException',
+  'unhandledRejection',
+  'beforeExit',
+] as const;
 
 export async function runServer(config: Config): Promise<void> {
   const store = await openStore(config.databaseUrl, {
@@ -10,42 +31,33 @@ export async function runServer(config: Config): Promise<void> {
     groupCommit: config.sqliteGroupCommit,
   });
   await store.migrate();
-  const app = await buildApp({ config, store });
-  app.addHook('onClose', async () => store.close());
+  // With REDIS_URL the rate-limit counters are shared by every instance; without it each process counts on its own.
+  const redis = config.rateLimit && config.redisUrl ? createRateLimitRedis(config.redisUrl) : undefined;
+  const app = await buildApp({ config, store, redis });
+  app.addHook('onClose', async () => {
+    await redis?.quit().catch(() => redis.disconnect());
+    await store.close();
+  });
 
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    const force = setTimeout(() => {
-      app.log.error('shutdown timed out; exiting with requests still open');
-      process.exit(1);
-    }, config.shutdownTimeoutMs);
-    force.unref();
-    // Node closes "idle" connections as soon as the listener closes, and a connection whose request has not been
-    // read yet counts as idle: its client would see a reset. Give such connections a moment to deliver their
-    // request (answered with Connection: close), then close whatever is still idle.
-    const closeIdle = app.server.closeIdleConnections.bind(app.server);
-    app.server.closeIdleConnections = () => {};
-    setTimeout(() => {
-      closeIdle();
-      setInterval(closeIdle, 100).unref();
-    }, 500).unref();
-    // One more turn of the event loop first accepts connections already queued by the kernel, which closing the
-    // listener would otherwise reset.
-    setImmediate(() =>
-      app.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          app.log.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      ),
-    );
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  closeWithGrace(
+    {
+      delay: config.shutdownTimeoutMs,
+      // SIGTERM and SIGINT only, as before; an uncaught error keeps Node's default (log and exit 1).
+      skip: [...OTHER_EVENTS],
+      logger: { error: (message: unknown) => app.log.error(message) },
+      onTimeout: () => app.log.error('shutdown timed out; exiting with requests still open'),
+      // A second signal while draining (a second Ctrl-C) exits at once, with code 1.
+      onSecondSignal: (signal) => app.log.warn({ signal }, 'second signal while shutting down: exiting now'),
+    },
+    async ({ signal }) => {
+      app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+      guardIdleConnections(app.server);
+      // One more turn of the event loop first accepts connections already queued by the kernel, which closing the
+      // listener would otherwise reset.
+      await new Promise((resolve) => setImmediate(resolve));
+      await app.close();
+    },
+  );
 
   await app.listen({ host: config.host, port: config.port });
 }

@@ -2,10 +2,9 @@
 import { decodeCursor, nextPageLink } from '../paging.js';
 import type { Handler } from './handler.js';
 
-const DEFAULT_LIMIT = 100;
-
 export const getPlants: Handler<'getPlants'> = async ({ principal, query, path }, { store }) => {
-  const limit = query.limit ?? DEFAULT_LIMIT;
+  // Validation has applied the contract's default (openapi.yaml, parameter `limit`), so limit is always set here.
+  const limit = query.limit as number;
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const page = await store.plants.list(principal.subject, after === undefined ? { limit } : { limit, after });
   const headers: Record<string, string> = {};

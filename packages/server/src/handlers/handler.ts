@@ -8,11 +8,20 @@ import type {
   SuccessBodyOf,
   SuccessStatusOf,
 } from '@plant-store/contract';
-import type { Principal } from '../principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { Store } from '../store/store.js';
 
+/**
+ * Operations the contract leaves open (no security requirement): no token is checked, so their handlers get no
+ * principal. checkBindings (bindings.ts) refuses to start when this list and openapi.yaml disagree.
+ */
+export const OPEN_OPERATIONS = [] as const satisfies readonly OperationId[];
+
+/** Who is calling: null for an open operation, whose caller presents no token. */
+export type PrincipalOf<Op extends OperationId> = Op extends (typeof OPEN_OPERATIONS)[number] ? null : Principal;
+
 export interface HandlerInput<Op extends OperationId> {
-  principal: Principal;
+  principal: PrincipalOf<Op>;
   body: RequestBodyOf<Op>;
   params: PathParamsOf<Op>;
   /** The query after validation, with defaults applied. */

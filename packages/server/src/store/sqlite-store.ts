@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { asStoreError, createGroupCommit } from './group-commit.js';
+import { PageCache } from './page-cache.js';
 import { sqliteMigrations } from './sqlite-migrations.js';
 import type { PlantPage, Store, TokenRecord } from './store.js';
 import { type TokenRow, toTokenRecord } from './token-row.js';
@@ -14,8 +15,6 @@ import { type TokenRow, toTokenRecord } from './token-row.js';
 const PAGE_SELECT = `SELECT json_group_array(
     CASE WHEN tag IS NULL THEN json_object('name', name) ELSE json_object('name', name, 'tag', tag) END ORDER BY id
   ) AS json, max(id) AS lastId`;
-
-const MAX_CACHED_PAGES = 10_000;
 
 export interface SqliteOptions {
   /** Share one transaction (one fsync) among concurrent writes; off commits each write on its own. */
@@ -28,7 +27,6 @@ export function openSqliteDatabase(path: string): Database.Database {
   const db = new Database(path);
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
   // Waiting blocks the event loop, so a write lock held elsewhere is waited for briefly, then answered with 503.
   db.pragma('busy_timeout = 1000');
   return db;
@@ -65,21 +63,15 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   // connection's own writes clear what they touch.
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let seenVersion = -1;
-  const pages = new Map<string, Map<string, PlantPage>>();
-  let cachedPages = 0;
+  const pages = new PageCache();
   const tokensByHash = new Map<string, TokenRecord & { secretHash: Buffer }>();
   const fresh = () => {
     const version = dataVersion.get() as number;
     if (version !== seenVersion) {
       seenVersion = version;
       pages.clear();
-      cachedPages = 0;
       tokensByHash.clear();
     }
-  };
-  const changedPlantsOf = (owner: string) => {
-    cachedPages -= pages.get(owner)?.size ?? 0;
-    pages.delete(owner);
   };
 
   return {
@@ -90,13 +82,13 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
           'INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT (owner, id) DO NOTHING',
         );
         const created = await write(() => insert.run(owner, plant.id, plant.name, plant.tag ?? null).changes === 1);
-        if (created) changedPlantsOf(owner);
+        if (created) pages.forget(owner);
         return created;
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
         fresh();
         const key = `${limit}:${after ?? ''}`;
-        const cached = pages.get(owner)?.get(key);
+        const cached = pages.get(owner, key);
         if (cached) return cached;
         const rows =
           after === undefined
@@ -113,23 +105,13 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
           lastId: head.lastId ?? undefined,
           hasMore: head.lastId !== null && next.get(owner, head.lastId) !== undefined,
         };
-        if (cachedPages >= MAX_CACHED_PAGES) {
-          pages.clear();
-          cachedPages = 0;
-        }
-        let ownerPages = pages.get(owner);
-        if (!ownerPages) {
-          ownerPages = new Map();
-          pages.set(owner, ownerPages);
-        }
-        ownerPages.set(key, page);
-        cachedPages += 1;
+        pages.set(owner, key, page);
         return page;
       },
       async delete(owner, id) {
         const remove = statement('DELETE FROM plants WHERE owner = ? AND id = ?');
         const deleted = await write(() => remove.run(owner, id).changes === 1);
-        if (deleted) changedPlantsOf(owner);
+        if (deleted) pages.forget(owner);
         return deleted;
       },
     },

@@ -1,6 +1,8 @@
 // The persistence boundary: what the service needs from a database, with no HTTP or Fastify in sight.
 // Ids are bigint throughout so no int64 is ever rounded; implementations store them as 64-bit integers.
 
+import type { Scope } from '@plant-store/contract';
+
 export interface StoredPlant {
   id: bigint;
   name: string;
@@ -28,8 +30,6 @@ export interface PlantRepository {
   /** Deletes the owner's plant. Returns false when the owner has no plant with that id. */
   delete(owner: string, id: bigint): Promise<boolean>;
 }
-
-export type Scope = 'read' | 'write';
 
 export interface TokenRecord {
   /** Public identifier, used to list and revoke; never the secret. */

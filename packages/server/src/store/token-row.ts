@@ -1,6 +1,7 @@
 // The tokens table as both stores read it back, and its conversion to a TokenRecord. SQLite returns the dates as
 // ISO text, PostgreSQL as Date objects; `new Date` takes either.
-import type { Scope, TokenRecord } from './store.js';
+import type { Scope } from '@plant-store/contract';
+import type { TokenRecord } from './store.js';
 
 export interface TokenRow {
   id: string;

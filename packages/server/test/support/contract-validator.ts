@@ -1,8 +1,8 @@
 // An independent check of answers against openapi.yaml: compiled here with its own Ajv, not the server's serializer.
 // Used by tests to assert every response is one the contract declares.
 
-import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { OPENAPI_PATH } from '@plant-store/contract/document';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
@@ -33,10 +33,8 @@ export interface ContractValidator {
   check(answer: AnswerToCheck): string[];
 }
 
-const specPath = fileURLToPath(new URL('../../../../openapi.yaml', import.meta.url));
-
 export async function createContractValidator(): Promise<ContractValidator> {
-  const document = (await SwaggerParser.dereference(specPath)) as unknown as {
+  const document = (await SwaggerParser.dereference(OPENAPI_PATH)) as unknown as {
     paths: Record<string, Record<string, Operation>>;
   };
   const ajv = new Ajv2020({ strict: false, allErrors: true });

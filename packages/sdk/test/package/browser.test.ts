@@ -1,0 +1,114 @@
+// The packed SDK in a real browser: a page on one loopback origin, bundled from the tarball's dist, creates, lists
+// and deletes plants on the service at another origin (CORS configured), in Debian's headless Chromium.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { launchChromium, startTestServer, type TestServer } from '@plant-store/test-kit';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const sdkDir = new URL('../..', import.meta.url).pathname;
+const work = mkdtempSync(join(tmpdir(), 'plant-store-sdk-browser-'));
+let bundle = '';
+let pageServer: Server;
+let pageOrigin: string;
+let api: TestServer;
+
+const PAGE = `<!doctype html><html><head><title>loading</title></head><body>
+<ul id="plants"></ul><p id="status"></p>
+<script type="module">
+  import { createPlantStoreClient, NotFoundError } from '/sdk.js';
+  const params = new URLSearchParams(location.search);
+  const client = createPlantStoreClient({ baseUrl: params.get('api'), token: params.get('token') });
+  try {
+    await client.plants.create({ id: 1, name: 'Monstera', tag: 'indoor' });
+    await client.plants.create({ id: 9223372036854775807n, name: 'Cactus' });
+    await client.plants.create({ id: 2, name: 'Basil' });
+    await client.plants.delete(2);
+    const missing = await client.plants.delete(2).catch((error) => error);
+    // One plant per page: the second only arrives if the cross-origin page can read the Link header.
+    for await (const plant of client.plants.listAll({ pageSize: 1 })) {
+      const item = document.createElement('li');
+      item.textContent = plant.tag ? plant.name + ' (' + plant.tag + ')' : plant.name;
+      document.getElementById('plants').append(item);
+    }
+    document.getElementById('status').textContent =
+      (missing instanceof NotFoundError ? 'not found' : 'unexpected') + ' / request id ' + (missing.requestId ? 'seen' : 'hidden');
+    document.title = 'done';
+  } catch (error) {
+    document.getElementById('status').textContent = 'failed: ' + error;
+    document.title = 'failed';
+  }
+</script></body></html>`;
+
+beforeAll(async () => {
+  // The page loads what npm would install: pack, unpack, then bundle dist/index.js with openapi-fetch for the browser.
+  await run('npx', ['-y', 'pnpm@10.34.9', 'pack', '--pack-destination', work], { cwd: sdkDir });
+  const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'))!;
+  await run('tar', ['-xzf', tarball], { cwd: work });
+  const result = await build({
+    entryPoints: [join(work, 'package/dist/index.js')],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    nodePaths: [join(sdkDir, 'node_modules')],
+  });
+  bundle = result.outputFiles[0]!.text;
+
+  pageServer = createServer((request, response) => {
+    if (request.url?.startsWith('/sdk.js')) {
+      response.writeHead(200, { 'content-type': 'text/javascript' }).end(bundle);
+    } else {
+      response.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+    }
+  });
+  await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
+  pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
+  api = await startTestServer({ env: { CORS_ORIGINS: pageOrigin, RATE_LIMIT_MAX: '0' } });
+}, 120_000);
+
+afterAll(async () => {
+  await api?.close();
+  pageServer?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+it('creates, lists and deletes plants from a page on another origin', async () => {
+  const token = await api.token('browser-user');
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const url = `${pageOrigin}/?api=${encodeURIComponent(api.url)}&token=${encodeURIComponent(token)}`;
+    await page.goto(url);
+    await page.waitForFunction(() => document.title !== 'loading', undefined, { timeout: 20_000 });
+    const status = await page.textContent('#status');
+    expect(status).toBe('not found / request id seen');
+    expect(await page.$$eval('#plants li', (items) => items.map((item) => item.textContent))).toEqual([
+      'Monstera (indoor)',
+      'Cactus',
+    ]);
+  } finally {
+    await browser.close();
+  }
+}, 60_000);
+
+it('is refused by the browser when the page’s origin is not allowed', async () => {
+  const closed = await startTestServer({ env: { RATE_LIMIT_MAX: '0' } });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const token = await closed.token('browser-denied');
+    await page.goto(`${pageOrigin}/?api=${encodeURIComponent(closed.url)}&token=${encodeURIComponent(token)}`);
+    await page.waitForFunction(() => document.title !== 'loading', undefined, { timeout: 20_000 });
+    expect(await page.textContent('#status')).toContain('PlantStoreConnectionError');
+  } finally {
+    await browser.close();
+    await closed.close();
+  }
+}, 60_000);

@@ -1,0 +1,215 @@
+// The SDK against the real service over a real socket, on a real database: every operation and error status.
+
+import { startTestServer, type TestServer } from '@plant-store/test-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  createPlantStoreClient,
+  NotFoundError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  PlantStoreConnectionError,
+  RateLimitError,
+  UnsupportedMediaTypeError,
+} from '../../src/index.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' } });
+});
+afterAll(() => server.close());
+
+const clientFor = (token: string) => createPlantStoreClient({ baseUrl: server.url, token });
+
+describe('SDK end to end', () => {
+  it('creates, lists and deletes', async () => {
+    const api = clientFor(await server.token('e2e-basic'));
+    expect(await api.plants.create({ id: 1, name: 'Fern', tag: 'indoor' })).toEqual({ name: 'Fern', tag: 'indoor' });
+    expect(await api.plants.list()).toEqual([{ name: 'Fern', tag: 'indoor' }]);
+    await api.plants.delete(1);
+    expect(await api.plants.list()).toEqual([]);
+  });
+
+  it('round-trips the int64 edges exactly', async () => {
+    const api = clientFor(await server.token('e2e-int64'));
+    for (const id of [9223372036854775807n, -9223372036854775808n, 9007199254740993n, 9007199254740992n]) {
+      await api.plants.create({ id, name: `n${id}` });
+    }
+    expect((await api.plants.list()).map((p) => p.name)).toEqual([
+      'n-9223372036854775808',
+      'n9007199254740992',
+      'n9007199254740993',
+      'n9223372036854775807',
+    ]);
+    await api.plants.delete(9007199254740993n);
+    await expect(api.plants.delete(9007199254740993n)).rejects.toBeInstanceOf(NotFoundError);
+    expect((await api.plants.list()).map((p) => p.name)).toContain('n9007199254740992');
+  });
+
+  it('follows paging through listAll', async () => {
+    const api = clientFor(await server.token('e2e-paging'));
+    for (let id = 25; id >= 1; id--) await api.plants.create({ id, name: `p${id}` });
+    const names: string[] = [];
+    for await (const plant of api.plants.listAll({ pageSize: 10 })) names.push(plant.name);
+    expect(names).toEqual(Array.from({ length: 25 }, (_, i) => `p${i + 1}`));
+  });
+
+  it('throws the documented error classes', async () => {
+    const token = await server.token('e2e-errors');
+    const api = clientFor(token);
+    await expect(api.plants.create({ id: 1, name: 'x'.repeat(201) })).rejects.toMatchObject({
+      constructor: BadRequestError,
+      status: 400,
+      message: expect.stringContaining('"name"'),
+    });
+    await expect(clientFor('pst_wrong').plants.list()).rejects.toBeInstanceOf(AuthenticationError);
+    const reader = clientFor(await server.token('e2e-reader', ['read']));
+    await expect(reader.plants.create({ id: 1, name: 'x' })).rejects.toBeInstanceOf(PermissionDeniedError);
+    await expect(api.plants.delete(404)).rejects.toMatchObject({
+      constructor: NotFoundError,
+      requestId: expect.any(String),
+    });
+    await api.plants.create({ id: 409, name: 'x' });
+    await expect(api.plants.create({ id: 409, name: 'x' })).rejects.toBeInstanceOf(ConflictError);
+    await expect(api.plants.create({ id: 1, name: 'x', tag: 't'.repeat(20_000) })).rejects.toBeInstanceOf(
+      PayloadTooLargeError,
+    );
+  });
+
+  it('surfaces 429 with Retry-After once retries are spent', async () => {
+    const limited = await startTestServer({ env: { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000' } });
+    try {
+      const api = createPlantStoreClient({ baseUrl: limited.url, token: await limited.token('e2e-limited') });
+      await api.plants.list();
+      await api.plants.list();
+      const error = await api.plants.list().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RateLimitError);
+      expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('refuses a body that middleware turned into text/plain with 415', async () => {
+    const api = createPlantStoreClient({
+      baseUrl: server.url,
+      token: await server.token('e2e-415'),
+      middleware: [
+        {
+          onRequest({ request }) {
+            request.headers.set('content-type', 'text/plain');
+            return request;
+          },
+        },
+      ],
+    });
+    await expect(api.plants.create({ id: 1, name: 'x' })).rejects.toMatchObject({
+      constructor: UnsupportedMediaTypeError,
+      status: 415,
+      code: 415,
+    });
+  });
+
+  it('answers 401 with a Bearer challenge, and takes an async token function', async () => {
+    const error = (await clientFor('pst_wrong')
+      .plants.create({ id: 1, name: 'x' })
+      .catch((e: unknown) => e)) as AuthenticationError;
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error).toMatchObject({ status: 401, code: 401 });
+    expect(error.response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const token = await server.token('e2e-async-token');
+    let asked = 0;
+    const api = createPlantStoreClient({
+      baseUrl: server.url,
+      token: async () => {
+        asked++;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return token;
+      },
+    });
+    await api.plants.create({ id: 1, name: 'x' });
+    expect(await api.plants.list()).toEqual([{ name: 'x' }]);
+    expect(asked).toBe(2);
+  });
+
+  it('carries a request id set by middleware through to the error, and fetches 25 plants in 3 pages', async () => {
+    const urls: string[] = [];
+    const api = createPlantStoreClient({
+      baseUrl: server.url,
+      token: await server.token('e2e-middleware'),
+      middleware: [
+        {
+          onRequest({ request }) {
+            request.headers.set('x-request-id', `sdk-e2e-${urls.length}`);
+            urls.push(request.url);
+            return request;
+          },
+        },
+      ],
+    });
+    const error = await api.plants.delete(12345).catch((e: unknown) => e);
+    expect(error).toMatchObject({ constructor: NotFoundError, requestId: 'sdk-e2e-0' });
+    for (let id = 1; id <= 25; id++) await api.plants.create({ id, name: `p${id}` });
+    urls.length = 0;
+    let count = 0;
+    for await (const _plant of api.plants.listAll({ pageSize: 10 })) count++;
+    expect(count).toBe(25);
+    expect(urls).toHaveLength(3);
+    expect(urls[0]).toBe(`${server.url}/plants?limit=10`);
+    expect(urls[1]).toMatch(/\/plants\?limit=10&cursor=[A-Za-z0-9_-]+$/);
+    const last = await api.plants.listPage({ limit: 10, cursor: new URL(urls[2]!).searchParams.get('cursor')! });
+    expect(last).toMatchObject({ nextCursor: undefined });
+    expect(last.plants).toHaveLength(5);
+  });
+
+  it('keeps the raw client’s { data, error, response } form against the real server', async () => {
+    const api = clientFor(await server.token('e2e-raw'));
+    const created = await api.raw.POST('/plants', { body: { id: 9223372036854775807n, name: 'raw' } });
+    expect(created.data).toEqual({ name: 'raw' });
+    const again = await api.raw.POST('/plants', { body: { id: 9223372036854775807n, name: 'raw' } });
+    expect(again.error).toEqual({ error: 409, message: expect.any(String) });
+    expect(again.response.status).toBe(409);
+    const deleted = await api.raw.DELETE('/plants/{id}', { params: { path: { id: 9223372036854775807n } } });
+    expect(deleted.response.status).toBe(204);
+    const listed = await api.raw.GET('/plants', { params: { query: { limit: 1 } } });
+    expect(listed.data).toEqual([]);
+  });
+
+  it('waits out a short Retry-After and succeeds', async () => {
+    const limited = await startTestServer({ env: { RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_MS: '1000' } });
+    try {
+      const onTheWire: number[] = [];
+      const seen: number[] = [];
+      const api = createPlantStoreClient({
+        baseUrl: limited.url,
+        token: await limited.token('e2e-retry-after'),
+        fetch: async (request) => {
+          const response = await fetch(request);
+          onTheWire.push(response.status);
+          return response;
+        },
+        middleware: [
+          {
+            onResponse({ response }) {
+              seen.push(response.status);
+            },
+          },
+        ],
+      });
+      await api.plants.list();
+      expect(await api.plants.list()).toEqual([]);
+      // The 429 was waited out and retried inside the transport; middleware sees only the final answer.
+      expect(onTheWire).toEqual([200, 429, 200]);
+      expect(seen).toEqual([200, 200]);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('reports a server that is not there as a connection error', async () => {
+    const api = createPlantStoreClient({ baseUrl: 'http://127.0.0.1:1', token: 't', retry: { maxRetries: 0 } });
+    await expect(api.plants.list()).rejects.toBeInstanceOf(PlantStoreConnectionError);
+  });
+});

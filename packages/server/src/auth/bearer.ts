@@ -1,0 +1,73 @@
+// Bearer authentication (RFC 6750) and scope checks, run as an onRequest hook: before the body is read or
+// validated, so an unauthenticated caller learns nothing about the body rules.
+
+import type { Scope } from '@plant-store/contract';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { ApiError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import { type JwtVerifier, looksLikeJwt } from './jwt.js';
+import type { Principal } from './principal.js';
+import { authenticateToken } from './tokens.js';
+
+const REALM = 'realm="plant-store"';
+// RFC 6750 b64token.
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+function unauthorized(message: string, error?: string): ApiError {
+  const challenge = error ? `Bearer ${REALM}, error="${error}", error_description="${message}"` : `Bearer ${REALM}`;
+  return new ApiError(401, message, { 'www-authenticate': challenge });
+}
+
+function hasQueryToken(request: FastifyRequest): boolean {
+  const query = request.query as Record<string, unknown> | undefined;
+  return query !== undefined && query !== null && Object.hasOwn(query, 'access_token');
+}
+
+const REASONS = {
+  unknown: 'the bearer token is not recognised',
+  revoked: 'the bearer token has been revoked',
+  expired: 'the bearer token has expired',
+  invalid: 'the bearer token is not valid: check its signature, issuer, audience and dates',
+} as const;
+
+export type SecurityHandler = (operationId: string, scope: Scope | null) => onRequestAsyncHookHandler;
+
+/** The security handlers, keyed by the contract's security scheme names. JWTs go to `verifyJwt` when given. */
+export function createSecurityHandlers(
+  store: Store,
+  verifyJwt: JwtVerifier | null,
+): Readonly<Record<'bearerAuth', SecurityHandler>> {
+  return {
+    bearerAuth: (operationId, scope) =>
+      async function bearerAuth(request) {
+        if (hasQueryToken(request)) {
+          throw new ApiError(
+            400,
+            'tokens in the query string are refused; send the token in the Authorization header as "Bearer <token>"',
+            { 'www-authenticate': `Bearer ${REALM}, error="invalid_request"` },
+          );
+        }
+        const header = request.headers.authorization;
+        if (!header) throw unauthorized('missing Authorization header; send "Authorization: Bearer <token>"');
+        if (!/^bearer(\s|$)/i.test(header)) throw unauthorized('the Authorization header must use the Bearer scheme');
+        const match = BEARER.exec(header);
+        if (!match?.[1]) throw unauthorized('the bearer token is malformed', 'invalid_token');
+        const token = match[1];
+        const result =
+          verifyJwt && looksLikeJwt(token) ? await verifyJwt(token) : await authenticateToken(store.tokens, token);
+        if (!result.ok) throw unauthorized(REASONS[result.reason], 'invalid_token');
+        if (scope && !result.principal.scopes.includes(scope)) {
+          throw new ApiError(403, `this token lacks the "${scope}" scope that ${operationId} needs`, {
+            'www-authenticate': `Bearer ${REALM}, error="insufficient_scope", scope="${scope}"`,
+          });
+        }
+        request.principal = { subject: result.principal.subject, scopes: result.principal.scopes };
+      },
+  };
+}

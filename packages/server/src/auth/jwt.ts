@@ -1,0 +1,60 @@
+// Verification of identity-provider JWT bearer tokens with jose: keys from a JWKS URL (cached, refetched on an
+// unknown key id), a PEM public key, or a shared secret; issuer, audience, exp and nbf checked with a small tolerance.
+
+import { SCOPES, type Scope } from '@plant-store/contract';
+import { createRemoteJWKSet, errors, importSPKI, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import type { JwtConfig } from '../config.js';
+
+export type JwtResult =
+  | { ok: true; principal: { subject: string; scopes: Scope[] } }
+  | { ok: false; reason: 'expired' | 'invalid' };
+
+export type JwtVerifier = (token: string) => Promise<JwtResult>;
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/** True when the bearer token has the three-part shape of a JWT (opaque tokens never do). */
+export function looksLikeJwt(token: string): boolean {
+  return JWT_SHAPE.test(token);
+}
+
+function scopesOf(claim: unknown): Scope[] {
+  const granted = typeof claim === 'string' ? claim.split(' ') : Array.isArray(claim) ? claim : [];
+  return SCOPES.filter((scope) => granted.includes(scope));
+}
+
+export async function createJwtVerifier(config: JwtConfig): Promise<JwtVerifier> {
+  let key: JWTVerifyGetKey | Uint8Array | CryptoKey;
+  let algorithms: readonly string[];
+  if (config.jwksUrl) {
+    key = createRemoteJWKSet(new URL(config.jwksUrl), {
+      cacheMaxAge: 10 * 60_000,
+      cooldownDuration: config.jwksCooldownMs,
+    });
+    algorithms = config.algorithms ?? ['RS256', 'PS256', 'ES256', 'EdDSA'];
+  } else if (config.publicKey) {
+    const algorithm = config.algorithms?.[0] ?? 'RS256';
+    key = await importSPKI(config.publicKey, algorithm);
+    algorithms = [algorithm];
+  } else if (config.secret) {
+    key = new TextEncoder().encode(config.secret);
+    algorithms = config.algorithms ?? ['HS256'];
+  } else {
+    throw new TypeError('JWT verification needs JWT_JWKS_URL, JWT_PUBLIC_KEY or JWT_SECRET');
+  }
+  return async (token) => {
+    try {
+      const { payload } = await jwtVerify(token, key as JWTVerifyGetKey, {
+        issuer: config.issuer,
+        audience: config.audience,
+        clockTolerance: config.clockToleranceSec,
+        algorithms: [...algorithms],
+      });
+      if (typeof payload.sub !== 'string' || payload.sub.length === 0) return { ok: false, reason: 'invalid' };
+      return { ok: true, principal: { subject: payload.sub, scopes: scopesOf(payload.scope ?? payload.scp) } };
+    } catch (error) {
+      if (error instanceof errors.JWTExpired) return { ok: false, reason: 'expired' };
+      return { ok: false, reason: 'invalid' };
+    }
+  };
+}

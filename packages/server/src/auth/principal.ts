@@ -1,0 +1,8 @@
+// Who is calling: the principal a bearer token acts for, and what it may do.
+import type { Scope } from '@plant-store/contract';
+
+export interface Principal {
+  /** Stable identity; plants are owned by it. */
+  subject: string;
+  scopes: readonly Scope[];
+}

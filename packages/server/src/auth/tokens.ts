@@ -1,0 +1,79 @@
+// Opaque bearer tokens: 256-bit random secrets, issued with a public id, stored only as SHA-256 hashes and
+// checked in constant time. No HTTP here; bearer.ts calls authenticateToken.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { isScope, SCOPES, type Scope } from '@plant-store/contract';
+import type { TokenRecord, TokenRepository } from '../store/store.js';
+
+function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** Throws a TypeError unless `subject` can name a token's principal: 1 to 200 characters, none of them controls. */
+export function assertValidSubject(subject: string): void {
+  // Controls (C0, DEL, C1) would let a subject forge lines in logs and in `token list`.
+  if (subject.length < 1 || subject.length > 200 || /\p{Cc}/u.test(subject)) {
+    throw new TypeError('the subject must be 1 to 200 characters with no control characters');
+  }
+}
+
+export async function issueToken(
+  tokens: TokenRepository,
+  options: { subject: string; scopes?: readonly Scope[]; expiresInMs?: number; now?: Date },
+): Promise<{ token: string; record: TokenRecord }> {
+  const subject = options.subject;
+  assertValidSubject(subject);
+  const now = options.now ?? new Date();
+  const scopes = [...new Set(options.scopes ?? SCOPES)];
+  if (scopes.length === 0) throw new TypeError('a token needs at least one scope');
+  const { expiresInMs } = options;
+  if (expiresInMs !== undefined && !(Number.isSafeInteger(expiresInMs) && expiresInMs > 0)) {
+    throw new TypeError(`expiresInMs must be a positive whole number of milliseconds, got ${expiresInMs}`);
+  }
+  const token = `pst_${randomBytes(32).toString('base64url')}`;
+  const record: TokenRecord = {
+    id: `tok_${randomBytes(9).toString('base64url')}`,
+    subject,
+    scopes,
+    createdAt: now,
+    expiresAt: expiresInMs === undefined ? null : new Date(now.getTime() + expiresInMs),
+    revokedAt: null,
+  };
+  await tokens.insert(record, hashToken(token));
+  return { token, record };
+}
+
+export type TokenCheck =
+  | { ok: true; principal: { subject: string; scopes: Scope[] } }
+  | { ok: false; reason: 'unknown' | 'revoked' | 'expired' };
+
+export async function authenticateToken(tokens: TokenRepository, token: string, now = new Date()): Promise<TokenCheck> {
+  const hash = hashToken(token);
+  const found = await tokens.findByHash(hash);
+  if (!found || !timingSafeEqual(found.secretHash, hash)) return { ok: false, reason: 'unknown' };
+  if (found.revokedAt) return { ok: false, reason: 'revoked' };
+  if (found.expiresAt && found.expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'expired' };
+  return { ok: true, principal: { subject: found.subject, scopes: found.scopes } };
+}
+
+const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** `90s`, `30m`, `12h`, `7d`, `1w` -> milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d{1,6})([smhdw])$/.exec(text.trim());
+  if (!match?.[1] || !match[2]) {
+    throw new TypeError(`"${text}" is not a duration; use a number and a unit, e.g. 90s, 30m, 12h, 7d or 1w`);
+  }
+  const ms = Number(match[1]) * UNITS[match[2]]!;
+  if (ms <= 0) throw new TypeError('a duration must be greater than zero');
+  return ms;
+}
+
+/** `read,write` or `read write` -> the scopes, each once. */
+export function parseScopes(text: string): Scope[] {
+  const names = text.split(/[\s,]+/).filter(Boolean);
+  if (names.length === 0) throw new TypeError(`give at least one scope: ${SCOPES.join(', ')}`);
+  for (const name of names) {
+    if (!isScope(name)) throw new TypeError(`unknown scope "${name}"; the scopes are ${SCOPES.join(' and ')}`);
+  }
+  return [...new Set(names as Scope[])];
+}

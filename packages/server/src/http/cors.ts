@@ -1,0 +1,19 @@
+// CORS for browser callers on the origins CORS_ORIGINS names; off when it names none. The methods allowed are the
+// contract's own.
+import cors from '@fastify/cors';
+import type { FastifyInstance } from 'fastify';
+
+export async function registerCors(
+  app: FastifyInstance,
+  origins: readonly string[],
+  methods: readonly string[],
+): Promise<void> {
+  if (origins.length === 0) return;
+  await app.register(cors, {
+    origin: origins.includes('*') ? '*' : [...origins],
+    methods: [...new Set(methods)],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    exposedHeaders: ['Link', 'Retry-After', 'X-Request-Id', 'WWW-Authenticate'],
+    maxAge: 600,
+  });
+}

@@ -1,0 +1,117 @@
+// Failures become HTTP answers in the contract's Error shape ({ error: status, message }) here: thrown errors through
+// the error handler, and the answers written without one (404/405, readiness, unparsable HTTP) through sendError and
+// errorBodyText. Framework and plugin errors are mapped here too; 5xx details go to the log, never to the client.
+
+import type { ErrorBody } from '@plant-store/contract';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, StoreUnavailableError } from '../errors.js';
+import { BODY_LIMIT, JsonBodyError } from './json-body.js';
+
+interface AjvIssue {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+  schema?: unknown;
+}
+
+const PARTS: Record<string, string> = { body: 'body', querystring: 'query parameter', params: 'path parameter' };
+
+function describeIssue(issue: AjvIssue, context: string): string {
+  const pointer = issue.instancePath.split('/').slice(1).join('.');
+  const part = PARTS[context] ?? context;
+  const where = context === 'body' ? (pointer ? `body field "${pointer}"` : 'body') : `${part} "${pointer}"`;
+  switch (issue.keyword) {
+    case 'required': {
+      const field = String(issue.params.missingProperty);
+      if (context === 'body')
+        return `${pointer ? `body field "${pointer}"` : 'body'} is missing the required field "${field}"`;
+      return `${part} "${field}" is required`;
+    }
+    case 'unevaluatedProperties':
+    case 'additionalProperties': {
+      const field = String(issue.params.unevaluatedProperty ?? issue.params.additionalProperty);
+      return `${where} has an unknown field "${field}"; only the fields the contract declares are accepted`;
+    }
+    case 'type':
+      if (where === 'body')
+        return `body must be a JSON ${issue.params.type === 'object' ? 'object' : issue.params.type}`;
+      return `${where} must be ${issue.params.type === 'integer' ? 'an integer' : `a ${issue.params.type}`}`;
+    case 'pattern':
+      if (String(issue.params.pattern).includes('\\u0000')) return `${where} must not contain control characters`;
+      return `${where} has an invalid format`;
+    case 'minLength':
+      return `${where} must be at least ${issue.params.limit} character${issue.params.limit === 1 ? '' : 's'} long`;
+    case 'maxLength':
+      return `${where} must be at most ${issue.params.limit} characters long`;
+    case 'minimum':
+      return `${where} must be at least ${issue.params.limit}`;
+    case 'maximum':
+      return `${where} must be at most ${issue.params.limit}`;
+    default:
+      return `${where} ${issue.message ?? 'is invalid'}`;
+  }
+}
+
+// Fastify's own errors, by code, with the status and the message a client can act on.
+const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    message: 'the request body must be sent with "Content-Type: application/json"',
+  },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: `the request body is larger than ${BODY_LIMIT} bytes` },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'the body is empty; send a JSON object' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'the Content-Length header does not match the body' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'the body is not valid JSON' },
+  FST_ERR_BAD_URL: { status: 400, message: 'the request URL is malformed' },
+};
+
+function toErrorBody(error: unknown): { status: number; message: string; headers: Record<string, string> } {
+  if (error instanceof ApiError) return { status: error.status, message: error.message, headers: { ...error.headers } };
+  if (error instanceof JsonBodyError) return { status: 400, message: error.message, headers: {} };
+  if (error instanceof StoreUnavailableError) {
+    return { status: 503, message: 'the database is unavailable; retry shortly', headers: { 'retry-after': '1' } };
+  }
+  const fastifyError = error as Partial<FastifyError> & { validation?: AjvIssue[]; validationContext?: string };
+  if (fastifyError.validation?.[0]) {
+    return {
+      status: 400,
+      message: describeIssue(fastifyError.validation[0], fastifyError.validationContext ?? 'body'),
+      headers: {},
+    };
+  }
+  const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
+  if (known) return { status: known.status, message: known.message, headers: {} };
+  const status = fastifyError.statusCode;
+  // Other plugins' client errors (rate limit, CORS) carry a status and a message meant for clients.
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return { status, message: fastifyError.message ?? 'the request was refused', headers: {} };
+  }
+  return {
+    status: 500,
+    message: 'internal server error; the request id identifies it in the service log',
+    headers: {},
+  };
+}
+
+/** The Error body as JSON text, for answers written straight to a socket (see client-errors.ts). */
+export function errorBodyText(status: number, message: string): string {
+  const body: ErrorBody = { error: status, message };
+  return JSON.stringify(body);
+}
+
+/** Answers `status` with the Error body; for handlers that answer an error without throwing (404, 405, 503). */
+export function sendError(reply: FastifyReply, status: number, message: string): FastifyReply {
+  const body: ErrorBody = { error: status, message };
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const { status, message, headers } = toErrorBody(error);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ status, reason: message }, 'request refused');
+    reply.headers(headers);
+    return sendError(reply, status, message);
+  });
+}

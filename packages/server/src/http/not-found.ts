@@ -1,0 +1,29 @@
+// Answers requests no route matched: 405 with Allow when the path exists under other methods, 404 otherwise.
+import type { FastifyInstance } from 'fastify';
+import type { ContractOperation } from '../openapi-document.js';
+import { sendError } from './error-handler.js';
+
+// /plants/{id} -> ^/plants/[^/]+/?$
+function templateToPattern(path: string): RegExp {
+  const literal = path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${literal.join('[^/]+')}$`);
+}
+
+export function registerNotFoundHandler(app: FastifyInstance, operations: readonly ContractOperation[]): void {
+  const paths = new Map<string, { pattern: RegExp; methods: string[] }>();
+  for (const operation of operations) {
+    const entry = paths.get(operation.path) ?? { pattern: templateToPattern(operation.path), methods: [] };
+    entry.methods.push(operation.method);
+    paths.set(operation.path, entry);
+  }
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    for (const { pattern, methods } of paths.values()) {
+      if (pattern.test(path)) {
+        reply.header('allow', methods.join(', '));
+        return sendError(reply, 405, `${request.method} is not allowed on ${path}; use ${methods.join(' or ')}`);
+      }
+    }
+    return sendError(reply, 404, `no route ${request.method} ${path}; see /openapi.json for the API`);
+  });
+}

@@ -1,0 +1,33 @@
+// Routes for operators and readers rather than API clients: liveness, readiness, the contract and its docs page.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import type { Contract } from '../openapi-document.js';
+import type { Store } from '../store/store.js';
+import { sendError } from './error-handler.js';
+
+export async function registerOperationalRoutes(app: FastifyInstance, contract: Contract, store: Store) {
+  app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { logLevel: 'warn' }, async (request, reply) => {
+    try {
+      await store.ping();
+      return { status: 'ok', database: store.kind };
+    } catch (error) {
+      request.log.warn({ err: error }, 'readiness check failed');
+      return sendError(reply, 503, `the ${store.kind} database is not reachable`);
+    }
+  });
+  app.get('/openapi.json', async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(contract.json),
+  );
+  app.get('/openapi.yaml', async (_request, reply) =>
+    reply.type('application/yaml; charset=utf-8').send(contract.yaml),
+  );
+  // Static mode: the page documents openapi.yaml itself; every asset is served from this process, no CDN.
+  await app.register(swagger, { mode: 'static', specification: { document: contract.document as never } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true, displayOperationId: true },
+    staticCSP: true,
+  });
+}

@@ -1,8 +1,0 @@
-// Who is calling: the principal a bearer token acts for, and what it may do.
-import type { Scope } from './store/store.js';
-
-export interface Principal {
-  /** Stable identity; plants are owned by it. */
-  subject: string;
-  scopes: readonly Scope[];
-}
