@@ -107,6 +107,7 @@ describe.each(TARGETS)('SDK end to end against %s', (_name, start) => {
       constructor: BadRequestError,
       status: 400,
       message: expect.stringContaining('"name"'),
+      body: { details: [{ location: 'body', field: 'name', rule: 'maxLength', limit: 200 }] },
     });
     await expect(clientFor('pst_wrong').plants.list()).rejects.toBeInstanceOf(AuthenticationError);
     const reader = clientFor(await server.token('e2e-reader', ['read']));

@@ -243,6 +243,35 @@ describe('the fake answers like the service', () => {
     statuses.add(fromService.status);
   });
 
+  it('sends the broken rule as details on a 400, the same from both', async () => {
+    const cases: Array<[Probe, unknown]> = [
+      [
+        {
+          method: 'POST',
+          path: '/plants',
+          auth: alice,
+          body: JSON.stringify({ id: 5, name: 'x'.repeat(201) }),
+          contentType: json,
+        },
+        [{ location: 'body', field: 'name', rule: 'maxLength', limit: 200 }],
+      ],
+      [
+        { method: 'POST', path: '/plants', auth: alice, body: '{"id":5,"name":"x","colour":"red"}', contentType: json },
+        [{ location: 'body', field: 'colour', rule: 'unknownField' }],
+      ],
+      [
+        { method: 'GET', path: '/plants?limit=0', auth: alice },
+        [{ location: 'query', field: 'limit', rule: 'minimum', limit: 1 }],
+      ],
+      [{ method: 'DELETE', path: '/plants/x', auth: alice }, [{ location: 'path', field: 'id', rule: 'int64' }]],
+    ];
+    for (const [probe, details] of cases) {
+      const fromService = await real(probe);
+      expect(fromService.body).toMatchObject({ error: 400, details });
+      expect(await fake(probe)).toEqual(fromService);
+    }
+  });
+
   it('covered every status the contract documents', () => {
     expect([...statuses].sort()).toEqual([200, 204, 400, 401, 403, 404, 405, 409, 413, 415]);
   });

@@ -3,7 +3,14 @@
 // demand. Only web-platform globals (Request, Response, URL, crypto.getRandomValues): it runs in browsers too.
 import type { Plant } from '@plant-store/contract';
 import { BodyError, parseJsonExact } from './json-exact.js';
-import { toInt64, type ValidPlant, validateListQuery, validateNewPlant, validatePathId } from './validate.js';
+import {
+  type ErrorDetail,
+  toInt64,
+  type ValidPlant,
+  validateListQuery,
+  validateNewPlant,
+  validatePathId,
+} from './validate.js';
 
 /** A scope a fake token may carry: `read` lists, `write` creates and deletes. */
 export type FakeScope = 'read' | 'write';
@@ -83,8 +90,13 @@ class Refusal {
     readonly status: number,
     readonly message: string,
     readonly headers: Record<string, string> = {},
+    readonly details?: ErrorDetail[],
   ) {}
 }
+
+/** A 400 for a broken rule, with the same `details` the service sends. */
+const invalid = (problem: { message: string; detail: ErrorDetail }) =>
+  new Refusal(400, problem.message, {}, [problem.detail]);
 
 function randomText(bytes: number): string {
   const values = new Uint8Array(bytes);
@@ -236,7 +248,7 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     const owned = plantsFor(subject);
     if (request.method === 'POST') {
       const checked = validateNewPlant(await readBody(request));
-      if ('message' in checked) throw new Refusal(400, checked.message);
+      if ('message' in checked) throw invalid(checked);
       if (owned.has(checked.plant.id)) {
         throw new Refusal(
           409,
@@ -248,13 +260,13 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     }
     if (request.method === 'DELETE') {
       const checked = validatePathId(decodeURIComponent(path.slice('/plants/'.length)));
-      if ('message' in checked) throw new Refusal(400, checked.message);
+      if ('message' in checked) throw invalid(checked);
       if (!owned.delete(checked.id))
         throw new Refusal(404, `no plant with id ${checked.id} exists for this token's owner`);
       return { status: 204 };
     }
     const query = validateListQuery(url.searchParams);
-    if ('message' in query) throw new Refusal(400, query.message);
+    if ('message' in query) throw invalid(query);
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const ids = [...owned.keys()].filter((id) => after === undefined || id > after).sort((a, b) => (a < b ? -1 : 1));
     const page = ids.slice(0, query.limit);
@@ -283,7 +295,11 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
       if (!(error instanceof Refusal)) throw error;
       result = {
         status: error.status,
-        body: JSON.stringify({ error: error.status, message: error.message }),
+        body: JSON.stringify({
+          error: error.status,
+          message: error.message,
+          ...(error.details ? { details: error.details } : {}),
+        }),
         headers: error.headers,
       };
     }
