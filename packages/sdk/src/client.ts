@@ -40,8 +40,9 @@ export interface PlantStoreClientOptions {
   middleware?: Middleware[];
   /** Headers sent with every request. */
   headers?: Record<string, string>;
-  /** Test seams: how to wait between retries and where jitter comes from. */
+  /** Test seam: how to wait between retries (must reject when `signal` aborts); defaults to a timer. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Test seam: where backoff jitter comes from, a number in [0, 1); defaults to Math.random. */
   random?: () => number;
 }
 
