@@ -188,7 +188,11 @@ export function createTransport(options: TransportOptions, call: CallOptions = {
     let attempts = 1;
     const wait = async (delayMs: number, reason: RetryInfo['reason']) => {
       attempts++;
-      options.onRetry?.({ attempt: attempts, delayMs, reason, method: input.method, url: input.url });
+      try {
+        options.onRetry?.({ attempt: attempts, delayMs, reason, method: input.method, url: input.url });
+      } catch {
+        // A failing logger must not turn a retry the SDK would survive into a failed call.
+      }
       try {
         await options.sleep(delayMs, call.signal);
       } catch (error) {

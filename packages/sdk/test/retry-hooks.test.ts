@@ -49,6 +49,17 @@ describe('onRetry', () => {
     expect(retries[0]).toMatchObject({ method: 'GET', url: 'http://plants.test/plants' });
   });
 
+  it('keeps retrying when onRetry throws', async () => {
+    const { fetch, requests } = scriptedFetch(errorBody(503), json(200, []));
+    const { api } = client(fetch, {
+      onRetry: () => {
+        throw new Error('logger down');
+      },
+    });
+    expect(await api.plants.list()).toEqual([]);
+    expect(requests).toHaveLength(2);
+  });
+
   it('is not called when nothing is retried', async () => {
     const { fetch } = scriptedFetch(json(200, []));
     const { api, retries } = client(fetch);
