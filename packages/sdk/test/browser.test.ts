@@ -1,5 +1,6 @@
 // The packed SDK in a real browser: a page on one loopback origin, bundled from the tarball's dist, creates, lists
-// and deletes plants on the service at another origin (CORS configured), in Debian's headless Chromium.
+// and deletes plants on the service at another origin (CORS configured), in Debian's headless Chromium; and the
+// testing kit from the same tarball runs in that browser with no service at all.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -59,6 +60,23 @@ const PAGE = `<!doctype html><html><head><title>loading</title></head><body>
   }
 </script></body></html>`;
 
+// The testing kit in the same browser, no service at all: what a component test in vitest browser mode would do.
+const KIT_PAGE = `<!doctype html><html><head><title>loading</title></head><body><script type="module">
+  import { createPlantStoreClient, ConflictError } from '/kit.js';
+  import { createFakePlantStore } from '/kit.js';
+  try {
+    const fake = createFakePlantStore();
+    const client = createPlantStoreClient({ baseUrl: 'http://plant-store.test', token: fake.createToken({ subject: 'a' }), fetch: fake.fetch });
+    await client.plants.create({ id: 9223372036854775807n, name: 'Cactus' });
+    const again = await client.plants.create({ id: 9223372036854775807n, name: 'Cactus' }).catch((error) => error);
+    const listed = await client.plants.list();
+    document.title = JSON.stringify({ listed, conflict: again instanceof ConflictError, ids: fake.plantsOf('a').map((p) => String(p.id)) });
+  } catch (error) {
+    document.title = 'failed: ' + error;
+  }
+</script></body></html>`;
+let kitBundle = '';
+
 beforeAll(async () => {
   // The page loads what npm would install: pack, unpack, then bundle dist/index.js with openapi-fetch for the browser.
   await run('npx', ['-y', 'pnpm@10.34.9', 'pack', '--pack-destination', work], { cwd: sdkDir });
@@ -73,10 +91,26 @@ beforeAll(async () => {
     nodePaths: [join(sdkDir, 'node_modules')],
   });
   bundle = result.outputFiles[0]!.text;
+  const kit = await build({
+    stdin: {
+      contents: "export * from './package/dist/index.js'; export * from './package/dist/testing.js';",
+      resolveDir: work,
+    },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    nodePaths: [join(sdkDir, 'node_modules')],
+  });
+  kitBundle = kit.outputFiles[0]!.text;
 
   pageServer = createServer((request, response) => {
     if (request.url?.startsWith('/sdk.js')) {
       response.writeHead(200, { 'content-type': 'text/javascript' }).end(bundle);
+    } else if (request.url?.startsWith('/kit.js')) {
+      response.writeHead(200, { 'content-type': 'text/javascript' }).end(kitBundle);
+    } else if (request.url?.startsWith('/kit')) {
+      response.writeHead(200, { 'content-type': 'text/html' }).end(KIT_PAGE);
     } else {
       response.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
     }
@@ -128,5 +162,21 @@ it('is refused by the browser when the page’s origin is not allowed', async ()
   } finally {
     await browser.close();
     await closed.close();
+  }
+}, 60_000);
+
+it('runs the testing kit from the tarball in the browser, with no service', async () => {
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${pageOrigin}/kit`);
+    await page.waitForFunction(() => document.title !== 'loading', undefined, { timeout: 20_000 });
+    expect(JSON.parse(await page.title())).toEqual({
+      listed: [{ name: 'Cactus' }],
+      conflict: true,
+      ids: ['9223372036854775807'],
+    });
+  } finally {
+    await browser.close();
   }
 }, 60_000);
