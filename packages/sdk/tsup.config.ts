@@ -1,10 +1,26 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { defineConfig } from 'tsup';
 
-// ESM + CommonJS with declarations; the contract's generated types are inlined so the published .d.ts files do not
-// point at the private @plant-store/contract package, whose little run-time code (the int64 bounds) is bundled.
-// openapi-fetch stays an external runtime dependency.
+// tsup's treeshake pass (rollup) appends a sourceMappingURL comment after esbuild's own: keep only the last one.
+async function dropDuplicateSourceMapComments(): Promise<void> {
+  const dist = new URL('./dist/', import.meta.url);
+  for (const name of await readdir(dist)) {
+    if (!/\.c?js$/.test(name)) continue;
+    const text = await readFile(new URL(name, dist), 'utf8');
+    const comments = text.match(/^\/\/# sourceMappingURL=.*$/gm) ?? [];
+    if (comments.length < 2) continue;
+    let seen = 0;
+    const kept = text.replace(/^\/\/# sourceMappingURL=.*\n?/gm, (line) => (++seen < comments.length ? '' : line));
+    await writeFile(new URL(name, dist), kept);
+  }
+}
+
+// ESM + CommonJS with declarations, one entry per public subpath: `.` (the client), `./testing` (the fake service,
+// kept out of production bundles) and `./tanstack` (TanStack Query options). The contract's generated types are
+// inlined so the published .d.ts files do not point at the private @plant-store/contract package, whose little
+// run-time code (the int64 bounds) is bundled. openapi-fetch and @tanstack/query-core stay external.
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', tanstack: 'src/tanstack.ts' },
   format: ['esm', 'cjs'],
   dts: {
     resolve: true,
@@ -19,6 +35,11 @@ export default defineConfig({
   sourcemap: true,
   target: 'es2022',
   platform: 'neutral',
-  external: ['openapi-fetch'],
+  external: ['openapi-fetch', '@tanstack/query-core'],
+  // Each entry self-contained (no shared chunk): the testing kit copies the few rules it shares with the client.
+  splitting: false,
+  // Rollup's pass keeps openapi-fetch's CommonJS default export working from dist/index.cjs (esbuild alone would
+  // read it the Node way, as the whole exports object, because this package is "type": "module").
   treeshake: true,
+  onSuccess: dropDuplicateSourceMapComments,
 });

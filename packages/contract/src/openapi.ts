@@ -77,6 +77,25 @@ export interface components {
             error: number;
             /** @description Error message text, written for the developer of the calling client. */
             message: string;
+            /** @description On a 400 that broke a rule of this document: which field or parameter broke which rule, so that a client can point at it (added in 1.1.0; optional, absent on other answers). Clients should ignore a `rule` they do not know. */
+            details?: components["schemas"]["ErrorDetail"][];
+        };
+        /** @description One broken rule of a request. */
+        ErrorDetail: {
+            /**
+             * @description Where the offending value was.
+             * @enum {string}
+             */
+            location: "body" | "query" | "path";
+            /** @description The body field or parameter, e.g. `name`, `limit`, `id`; an empty string for the body as a whole. */
+            field: string;
+            /** @description The rule broken, named after the JSON Schema keyword: `required`, `type`, `minLength`, `maxLength`, `pattern`, `minimum`, `maximum`, `int64` (a signed 64-bit integer), `unknownField`. */
+            rule: string;
+            /**
+             * Format: int32
+             * @description The bound of a `minLength`, `maxLength`, `minimum` or `maximum` rule.
+             */
+            limit?: number;
         };
     };
     responses: {

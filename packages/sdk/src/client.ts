@@ -9,6 +9,7 @@ import {
   type CallOptions,
   createTransport,
   defaultSleep,
+  type RetryInfo,
   type RetryOptions,
   type TokenSource,
   type TransportOptions,
@@ -23,13 +24,25 @@ export interface PlantStoreClientOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** Per-attempt timeout in ms (default 10000). */
   timeoutMs?: number;
+  /** How 429, 503, network failures and timeouts are retried (see RetryOptions for the defaults). */
   retry?: RetryOptions;
+  /**
+   * Told before every retry, with the attempt about to be made, the wait before it and why: log it, or show "retrying
+   * in 4 s" instead of a silent stall. Throwing from it does not stop the retry; use a `signal` for that.
+   */
+  onRetry?: (info: RetryInfo) => void;
+  /**
+   * On a 401, call the `token` function again with `{ refresh: true }` and replay the request once with what it
+   * returns (default false; needs `token` to be a function). A second 401 is thrown as AuthenticationError.
+   */
+  refreshOn401?: boolean;
   /** openapi-fetch middleware (request ids, logging, ...), run on every request. */
   middleware?: Middleware[];
   /** Headers sent with every request. */
   headers?: Record<string, string>;
-  /** Test seams: how to wait between retries and where jitter comes from. */
+  /** Test seam: how to wait between retries (must reject when `signal` aborts); defaults to a timer. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Test seam: where backoff jitter comes from, a number in [0, 1); defaults to Math.random. */
   random?: () => number;
 }
 
@@ -39,15 +52,21 @@ export type ListQuery = NonNullable<QueryOf<'getPlants'>>;
 export interface ListAllQuery {
   /** Plants fetched per request, 1 to 1000 (server default 100). Not a cap on the total: listAll yields them all. */
   pageSize?: ListQuery['limit'];
+  /** The same as `pageSize`, under the name `list` uses; give one or the other. */
+  limit?: ListQuery['limit'];
 }
 
+/** One page of plants and where the next begins. */
 export interface PlantPage {
+  /** The plants of this page, ascending by id. */
   plants: Plant[];
   /** Pass as `cursor` for the next page; undefined on the last page. */
   nextCursor: string | undefined;
 }
 
+/** The client: `plants.*` resolve to data and throw a PlantStoreSdkError subclass; `raw` gives values. */
 export interface PlantStoreClient {
+  /** The plant operations of the contract: createPlant, getPlants, deletePlant. */
   plants: {
     /** Creates a plant; resolves to it as stored. Throws ConflictError when the id is taken. */
     create(plant: NewPlant, options?: CallOptions): Promise<Plant>;
@@ -67,6 +86,11 @@ export interface PlantStoreClient {
   raw: Client<paths>;
 }
 
+/**
+ * A client for the Plant Store API at `baseUrl`, authenticating with `token`:
+ * `createPlantStoreClient({ baseUrl: 'https://plants.example.com', token: () => auth.getToken() })`. Create one per
+ * signed-in user and reuse it; it holds no connection of its own.
+ */
 export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
   const transportOptions: TransportOptions = {
     token: options.token,
@@ -78,6 +102,8 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
       maxDelayMs: options.retry?.maxDelayMs ?? 8_000,
       retryCreateOnNetworkError: options.retry?.retryCreateOnNetworkError ?? false,
     },
+    onRetry: options.onRetry,
+    refreshOn401: options.refreshOn401 ?? false,
     sleep: options.sleep ?? defaultSleep,
     random: options.random ?? Math.random,
   };
@@ -96,11 +122,14 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
   });
   if (options.middleware?.length) raw.use(...options.middleware);
 
-  // Per-call timeout and signal need their own transport; the client-wide one serves the rest.
-  const perCall = (call: CallOptions | undefined) =>
-    call?.signal || call?.timeoutMs !== undefined
+  // Per-call signal, timeout and retries need their own transport; the client-wide one serves the rest. Per-call
+  // headers are openapi-fetch's own (merged over the client's).
+  const perCall = (call: CallOptions | undefined) => ({
+    ...(call?.signal || call?.timeoutMs !== undefined || call?.maxRetries !== undefined
       ? { fetch: createTransport(transportOptions, call), ...(call.signal ? { signal: call.signal } : {}) }
-      : {};
+      : {}),
+    ...(call?.headers ? { headers: call.headers } : {}),
+  });
 
   async function listPage(query: ListQuery = {}, call?: CallOptions): Promise<PlantPage> {
     const { data, error, response } = await raw.GET('/plants', { params: { query }, ...perCall(call) });
@@ -123,7 +152,11 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
         return (await listPage(query, call)).plants;
       },
       async *listAll(query = {}, call) {
-        const limit = query.pageSize === undefined ? {} : { limit: query.pageSize };
+        const size = query.pageSize ?? query.limit;
+        if (query.pageSize !== undefined && query.limit !== undefined && query.pageSize !== query.limit) {
+          throw new TypeError('listAll takes pageSize or limit (the same thing), not two different values');
+        }
+        const limit = size === undefined ? {} : { limit: size };
         let cursor: string | undefined;
         do {
           const page = await listPage(cursor === undefined ? limit : { ...limit, cursor }, call);

@@ -1,22 +1,47 @@
-// Errors the SDK throws: one class per documented status (all PlantStoreError), plus network and timeout failures.
-// Each carries what a developer needs to act: the status, the server's `error` and `message`, the request id.
+// Errors the SDK throws, all under one root (PlantStoreSdkError): one class per documented status (PlantStoreError
+// and its subclasses), plus no answer (connection), no answer in time (timeout) and the caller's abort.
+import type { ErrorBody } from '@plant-store/contract';
 
+/**
+ * The root of everything the SDK throws for a call that did not succeed: an answer outside 2xx
+ * ({@link PlantStoreError}), no answer ({@link PlantStoreConnectionError}), no answer in time
+ * ({@link PlantStoreTimeoutError}) or the caller's abort ({@link PlantStoreAbortError}). One `instanceof` check tells
+ * an SDK failure from a bug in your own code. (An id that cannot be sent exactly is a `TypeError`, thrown before any
+ * request: a programming error, not a failure of the call.)
+ */
+export class PlantStoreSdkError extends Error {
+  override name = 'PlantStoreSdkError';
+}
+
+/** What every {@link PlantStoreError} is built from; exported so tests and wrappers can build one. */
 export interface PlantStoreErrorInit {
+  /** The HTTP status of the answer. */
   status: number;
   /** The server's numeric `error` field (the HTTP status); undefined when the body was not the Error shape. */
   code: number | undefined;
+  /** What was wrong, in words a developer can act on: the server's `message`, or the body's text, or the status. */
   message: string;
+  /** The answer's `x-request-id`; quote it when reporting a problem. */
   requestId: string | undefined;
+  /** The answer itself (its body already read). */
   response: Response;
+  /** The parsed error body when it had the contract's Error shape; undefined otherwise (say a proxy's HTML page). */
+  body?: ErrorBody | undefined;
 }
 
 /** Any answer of the service outside 2xx. `instanceof` a subclass to tell the statuses apart. */
-export class PlantStoreError extends Error {
+export class PlantStoreError extends PlantStoreSdkError {
   override name = 'PlantStoreError';
+  /** The HTTP status of the answer, e.g. 404. */
   readonly status: number;
+  /** The server's numeric `error` field (equal to the status); undefined when the body was not the Error shape. */
   readonly code: number | undefined;
+  /** The answer's `x-request-id`; quote it when reporting a problem. */
   readonly requestId: string | undefined;
+  /** The answer itself, for its headers (its body has been read into `body`). */
   readonly response: Response;
+  /** The parsed error body (`{ error, message }`) when it had the contract's Error shape; undefined otherwise. */
+  readonly body: ErrorBody | undefined;
 
   constructor(init: PlantStoreErrorInit) {
     super(init.message);
@@ -24,6 +49,7 @@ export class PlantStoreError extends Error {
     this.code = init.code;
     this.requestId = init.requestId;
     this.response = init.response;
+    this.body = init.body;
   }
 }
 
@@ -70,14 +96,22 @@ export class InternalServerError extends PlantStoreError {
   override name = 'InternalServerError';
 }
 
-/** The request never got an answer: DNS, refused or reset connection, CORS, offline. `cause` holds the reason. */
-export class PlantStoreConnectionError extends Error {
+/**
+ * The request never got an answer: DNS, refused or reset connection, offline, or (in a browser) a CORS refusal, which
+ * the browser does not let the page tell apart. `cause` holds the reason.
+ */
+export class PlantStoreConnectionError extends PlantStoreSdkError {
   override name = 'PlantStoreConnectionError';
 }
 
-/** No answer within the timeout. */
-export class PlantStoreTimeoutError extends Error {
+/** No answer within the timeout (`timeoutMs`, per attempt). */
+export class PlantStoreTimeoutError extends PlantStoreSdkError {
   override name = 'PlantStoreTimeoutError';
+}
+
+/** The caller aborted the call through its `signal`; `cause` is the signal's reason. Never retried. */
+export class PlantStoreAbortError extends PlantStoreSdkError {
+  override name = 'PlantStoreAbortError';
 }
 
 const BY_STATUS: Record<number, typeof PlantStoreError> = {
@@ -102,7 +136,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 export function errorFromResponse(response: Response, body: unknown): PlantStoreError {
   const shaped =
     typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string'
-      ? (body as { error?: unknown; message: string })
+      ? (body as ErrorBody)
       : undefined;
   const init: PlantStoreErrorInit = {
     status: response.status,
@@ -114,6 +148,7 @@ export function errorFromResponse(response: Response, body: unknown): PlantStore
         : `HTTP ${response.status} ${response.statusText}`.trim()),
     requestId: response.headers.get('x-request-id') ?? undefined,
     response,
+    body: shaped,
   };
   if (response.status === 429) {
     return new RateLimitError({ ...init, retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) });

@@ -18,10 +18,15 @@ export {
   NotFoundError,
   PayloadTooLargeError,
   PermissionDeniedError,
+  PlantStoreAbortError,
   PlantStoreConnectionError,
   PlantStoreError,
+  type PlantStoreErrorInit,
+  PlantStoreSdkError,
   PlantStoreTimeoutError,
   RateLimitError,
   UnsupportedMediaTypeError,
 } from './errors.js';
-export type { CallOptions, RetryOptions, TokenSource } from './transport.js';
+export { PLANT_STORE_LIMITS, PLANT_TEXT_PATTERN } from './limits.js';
+export { parsePlantId } from './plant-id.js';
+export type { CallOptions, RetryInfo, RetryOptions, TokenContext, TokenSource } from './transport.js';

@@ -1,8 +1,23 @@
 // The fetch every request goes through: adds the bearer token, applies the timeout, and retries what is safe to
-// retry with exponential backoff and full jitter, honouring Retry-After.
-import { PlantStoreConnectionError, PlantStoreTimeoutError, parseRetryAfter } from './errors.js';
+// retry with exponential backoff and full jitter, honouring Retry-After. Only 429 and 503 answers are retried (never
+// 401, 403 or another 4xx); a 401 may be replayed once with a refreshed token when the client asks for it.
+import {
+  errorFromResponse,
+  PlantStoreAbortError,
+  PlantStoreConnectionError,
+  type PlantStoreError,
+  PlantStoreTimeoutError,
+  parseRetryAfter,
+} from './errors.js';
 
-export type TokenSource = string | (() => string | Promise<string>);
+/** What a token function is told: `refresh` is true when the last token was answered with 401 (see `refreshOn401`). */
+export interface TokenContext {
+  /** True when the service refused the previous token with 401: return a fresh one, not a cached one. */
+  refresh: boolean;
+}
+
+/** The bearer token, or a function returning it (or a promise of it), asked before every attempt. */
+export type TokenSource = string | ((context: TokenContext) => string | Promise<string>);
 
 export interface RetryOptions {
   /** Retries after the first attempt (default 2; 0 turns retrying off). */
@@ -15,21 +30,47 @@ export interface RetryOptions {
   retryCreateOnNetworkError?: boolean;
 }
 
+/** Why the SDK is about to send a request again: told to `onRetry` before the wait. */
+export interface RetryInfo {
+  /** The attempt about to be made: 2 for the first retry. */
+  attempt: number;
+  /** How long the SDK waits before it, in ms (from Retry-After or the jittered backoff; 0 for a token refresh). */
+  delayMs: number;
+  /**
+   * What went wrong with the previous attempt: a `RateLimitError` or `InternalServerError` (429, 503), a
+   * `PlantStoreConnectionError`, a `PlantStoreTimeoutError`, or an `AuthenticationError` replayed by `refreshOn401`.
+   */
+  reason: PlantStoreError | PlantStoreConnectionError | PlantStoreTimeoutError;
+  /** The request's method, e.g. `GET`. */
+  method: string;
+  /** The request's URL. */
+  url: string;
+}
+
 export interface TransportOptions {
   token: TokenSource;
   fetch: (request: Request) => Promise<Response>;
   timeoutMs: number;
   retry: Required<RetryOptions>;
+  /** Told before every retry (and before a 401 replay). */
+  onRetry: ((info: RetryInfo) => void) | undefined;
+  /** Replay a 401 once with a token asked for again (`{ refresh: true }`); only when `token` is a function. */
+  refreshOn401: boolean;
   /** Waits between retries; injectable so tests need not sleep. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
 }
 
+/** Options of one call; the last argument of every method. */
 export interface CallOptions {
-  /** Cancels the call (no retry after an abort). */
+  /** Cancels the call: it rejects with PlantStoreAbortError, and is not retried. */
   signal?: AbortSignal;
   /** Overrides the client's timeout for this call, per attempt. */
   timeoutMs?: number;
+  /** Overrides the client's `retry.maxRetries` for this call (0: no retry). */
+  maxRetries?: number;
+  /** Headers for this call only, on top of the client's (the bearer token cannot be overridden). */
+  headers?: Record<string, string>;
 }
 
 // 429 and 503 mean the service did nothing; any method may try again.
@@ -52,8 +93,8 @@ export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-async function resolveToken(token: TokenSource): Promise<string> {
-  return typeof token === 'function' ? await token() : token;
+async function resolveToken(token: TokenSource, refresh: boolean): Promise<string> {
+  return typeof token === 'function' ? await token({ refresh }) : token;
 }
 
 interface Prepared {
@@ -64,10 +105,30 @@ interface Prepared {
 // Requests whose attempt has not settled (see attempt()).
 const inFlight = new Set<Request>();
 
+/** The caller's abort as the SDK's own error, with the signal's reason as its cause. */
+function aborted(signal: AbortSignal): PlantStoreAbortError {
+  const reason: unknown = signal.reason;
+  const message = reason instanceof Error && reason.message ? reason.message : 'the call was aborted by its caller';
+  return new PlantStoreAbortError(message, { cause: reason });
+}
+
+/**
+ * The origin of this page when `url` is on another one, in a browser; undefined elsewhere. A browser hides why a
+ * cross-origin fetch failed: a missing CORS grant is the likeliest cause, and retrying it cannot help.
+ */
+function crossOriginPage(url: string): string | undefined {
+  const page = (globalThis as { document?: unknown; location?: { origin?: string } }).location?.origin;
+  if (!(globalThis as { document?: unknown }).document || !page || page === 'null') return undefined;
+  return new URL(url).origin === page ? undefined : page;
+}
+
+/** A connection error that says what a browser would not: that CORS is the likely cause. */
+class CorsSuspectedError extends PlantStoreConnectionError {}
+
 /** One attempt, bounded by the timeout; network failures and timeouts become the SDK's own errors. */
 async function attempt(options: TransportOptions, request: Prepared, call: CallOptions): Promise<Response> {
   // Listening for 'abort' below misses a signal that has already fired.
-  call.signal?.throwIfAborted();
+  if (call.signal?.aborted) throw aborted(call.signal);
   const timeoutMs = call.timeoutMs ?? options.timeoutMs;
   const controller = new AbortController();
   let timedOut = false;
@@ -89,10 +150,18 @@ async function attempt(options: TransportOptions, request: Prepared, call: CallO
     return await Promise.race([options.fetch(outgoing), abandoned]);
   } catch (error) {
     if (timedOut) throw new PlantStoreTimeoutError(`no answer within ${timeoutMs} ms`, { cause: error });
-    if (call.signal?.aborted) throw error;
-    throw new PlantStoreConnectionError(`could not reach the Plant Store service: ${(error as Error).message}`, {
-      cause: error,
-    });
+    if (call.signal?.aborted) throw aborted(call.signal);
+    const reason = (error as Error).message;
+    const page = crossOriginPage(request.url);
+    if (page !== undefined) {
+      throw new CorsSuspectedError(
+        `could not reach the Plant Store service at ${new URL(request.url).origin} (${reason}). In a browser the ` +
+          `likeliest cause is CORS: the service must allow this page's origin ${page} (its CORS_ORIGINS setting); ` +
+          'otherwise the service is down or the network is offline',
+        { cause: error },
+      );
+    }
+    throw new PlantStoreConnectionError(`could not reach the Plant Store service: ${reason}`, { cause: error });
   } finally {
     inFlight.delete(outgoing);
     clearTimeout(timer);
@@ -105,30 +174,71 @@ export function createTransport(options: TransportOptions, call: CallOptions = {
   return async (input: Request): Promise<Response> => {
     // The body is read once so that every attempt can send it again.
     const body = input.body === null ? undefined : await input.arrayBuffer();
+    let refresh = false;
     const prepare = async (): Promise<Prepared> => {
       // Asked again for every attempt: a retry after a long Retry-After may need a refreshed token.
       const headers = new Headers(input.headers);
-      headers.set('authorization', `Bearer ${await resolveToken(options.token)}`);
+      headers.set('authorization', `Bearer ${await resolveToken(options.token, refresh)}`);
       return { url: input.url, init: { method: input.method, headers, body } };
     };
-    const { maxRetries, baseDelayMs, maxDelayMs, retryCreateOnNetworkError } = options.retry;
+    const { baseDelayMs, maxDelayMs, retryCreateOnNetworkError } = options.retry;
+    const maxRetries = call.maxRetries ?? options.retry.maxRetries;
     const networkRetryable = IDEMPOTENT.has(input.method) || retryCreateOnNetworkError;
-    for (let retry = 0; ; retry++) {
+    let replayed401 = false;
+    let attempts = 1;
+    const wait = async (delayMs: number, reason: RetryInfo['reason']) => {
+      attempts++;
+      try {
+        options.onRetry?.({ attempt: attempts, delayMs, reason, method: input.method, url: input.url });
+      } catch {
+        // A failing logger must not turn a retry the SDK would survive into a failed call.
+      }
+      try {
+        await options.sleep(delayMs, call.signal);
+      } catch (error) {
+        if (call.signal?.aborted) throw aborted(call.signal);
+        throw error;
+      }
+    };
+    for (let retry = 0; ; ) {
       const backoff = () => Math.min(maxDelayMs, baseDelayMs * 2 ** retry) * options.random();
       let response: Response;
       try {
         response = await attempt(options, await prepare(), call);
       } catch (error) {
-        const transient = error instanceof PlantStoreConnectionError || error instanceof PlantStoreTimeoutError;
+        const transient =
+          (error instanceof PlantStoreConnectionError && !(error instanceof CorsSuspectedError)) ||
+          error instanceof PlantStoreTimeoutError;
         if (!transient || !networkRetryable || retry >= maxRetries) throw error;
-        await options.sleep(backoff(), call.signal);
+        await wait(backoff(), error);
+        retry++;
         continue;
       }
+      if (response.status === 401 && options.refreshOn401 && typeof options.token === 'function' && !replayed401) {
+        // One replay with a token asked for again; it does not count against maxRetries.
+        replayed401 = true;
+        refresh = true;
+        await wait(0, await errorOf(response));
+        continue;
+      }
+      refresh = false;
       if (!RETRY_ANY_METHOD.has(response.status) || retry >= maxRetries) return response;
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
       if (retryAfter !== undefined && retryAfter > maxDelayMs) return response;
-      await response.body?.cancel();
-      await options.sleep(retryAfter ?? backoff(), call.signal);
+      await wait(retryAfter ?? backoff(), await errorOf(response));
+      retry++;
     }
   };
+}
+
+/** The error a refused answer would throw, for onRetry; reads (and so releases) the answer's body. */
+async function errorOf(response: Response): Promise<PlantStoreError> {
+  const text = await response.text().catch(() => '');
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON: the text is the message.
+  }
+  return errorFromResponse(response, body);
 }

@@ -40,8 +40,12 @@ describe('generated contract types', () => {
     expectTypeOf([ok, noId, stringId, numberName]).items.toEqualTypeOf<NewPlant>();
   });
 
-  it('Error requires an integer error and a message', () => {
-    expectTypeOf<ErrorBody>().toEqualTypeOf<{ error: number; message: string }>();
+  it('Error requires an integer error and a message, and may carry details (1.1.0)', () => {
+    expectTypeOf<ErrorBody>().toEqualTypeOf<{
+      error: number;
+      message: string;
+      details?: { location: 'body' | 'query' | 'path'; field: string; rule: string; limit?: number }[];
+    }>();
     // @ts-expect-error message is required
     const noMessage: ErrorBody = { error: 400 };
     expectTypeOf(noMessage).toEqualTypeOf<ErrorBody>();

@@ -1,5 +1,6 @@
-// The SDK runs wherever fetch does: no Node-only module or global in its source or its build, nothing imported at
-// run time but openapi-fetch, and a size that stays within the budget the README states.
+// The SDK runs wherever fetch does: no Node-only module or global in its source or its build (the testing kit and
+// the TanStack helpers included), nothing imported at run time but openapi-fetch, and a size that stays within the
+// budget the README states.
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,9 @@ import { describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const sdkDir = new URL('../..', import.meta.url).pathname;
 const read = (path: string) => readFileSync(join(sdkDir, path), 'utf8');
-const sources = readdirSync(join(sdkDir, 'src')).filter((name) => name.endsWith('.ts'));
+const sources = (readdirSync(join(sdkDir, 'src'), { recursive: true }) as string[]).filter((name) =>
+  name.endsWith('.ts'),
+);
 
 describe('portability', () => {
   it.each(sources)('src/%s uses no Node-only module or global, and reads no environment', (name) => {
@@ -27,27 +30,50 @@ describe('portability', () => {
     expect(new Set(cjs)).toEqual(new Set(['openapi-fetch']));
   });
 
-  it('bundles for the browser and for an edge runtime without Node built-ins', async () => {
-    for (const platform of ['browser', 'neutral'] as const) {
-      const result = await build({
-        entryPoints: [join(sdkDir, 'dist/index.js')],
-        bundle: true,
-        format: 'esm',
-        platform,
-        mainFields: ['module', 'main'],
-        write: false,
-        logLevel: 'silent',
-      });
-      expect(result.errors).toEqual([]);
-      expect(result.outputFiles[0]!.text).not.toMatch(/\brequire\(|from ['"]node:/);
+  it('imports nothing at run time from the testing kit and the TanStack helpers (not even TanStack)', () => {
+    for (const entry of ['testing', 'tanstack']) {
+      expect(read(`dist/${entry}.js`)).not.toMatch(/^import\b|\bfrom\s+['"]/m);
+      expect(read(`dist/${entry}.cjs`)).not.toMatch(/\brequire\(/);
+    }
+  });
+
+  it.each(['index', 'testing', 'tanstack'])(
+    'bundles dist/%s.js for the browser and for an edge runtime without Node built-ins',
+    async (entry) => {
+      for (const platform of ['browser', 'neutral'] as const) {
+        const result = await build({
+          entryPoints: [join(sdkDir, `dist/${entry}.js`)],
+          external: ['@tanstack/query-core'],
+          bundle: true,
+          format: 'esm',
+          platform,
+          mainFields: ['module', 'main'],
+          write: false,
+          logLevel: 'silent',
+        });
+        expect(result.errors).toEqual([]);
+        expect(result.outputFiles[0]!.text).not.toMatch(/\brequire\(|from ['"]node:/);
+      }
+    },
+  );
+
+  it('ends every built .js and .cjs with exactly one sourceMappingURL comment', () => {
+    const built = readdirSync(join(sdkDir, 'dist')).filter((name) => /\.c?js$/.test(name));
+    expect(built.length).toBeGreaterThanOrEqual(6);
+    for (const name of built) {
+      expect(read(`dist/${name}`).match(/\/\/# sourceMappingURL=/g), name).toHaveLength(1);
     }
   });
 
   it('has self-contained type declarations', () => {
-    for (const types of ['dist/index.d.ts', 'dist/index.d.cts']) {
-      const text = read(types);
-      expect(text).not.toContain('@plant-store');
-      expect(text).toMatch(/interface paths\b|type paths\b/);
+    const declarations = readdirSync(join(sdkDir, 'dist')).filter((name) => /\.d\.c?ts$/.test(name));
+    expect(declarations.length).toBeGreaterThanOrEqual(6);
+    for (const types of declarations) expect(read(`dist/${types}`)).not.toContain('@plant-store');
+    for (const suffix of ['ts', 'cts']) {
+      const withPaths = declarations.filter(
+        (name) => name.endsWith(`.d.${suffix}`) && /interface paths\b|type paths\b/.test(read(`dist/${name}`)),
+      );
+      expect(withPaths).toHaveLength(1);
     }
   });
 

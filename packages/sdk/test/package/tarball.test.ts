@@ -23,7 +23,13 @@ beforeAll(async () => {
   tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!);
   await run('mkdir', ['-p', project]);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: project });
+  // @tanstack/query-core is the TanStack helpers' optional peer: an app using them has it (their types need it).
+  const queryCore = JSON.parse(readFileSync(join(sdkDir, 'node_modules/@tanstack/query-core/package.json'), 'utf8'));
+  await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, `@tanstack/query-core@${queryCore.version}`],
+    { cwd: project },
+  );
   server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' } });
 }, 240_000);
 
@@ -40,15 +46,21 @@ describe('the packed SDK', () => {
     expect(files).toContain('package/dist/index.cjs');
     expect(files).toContain('package/dist/index.d.ts');
     expect(files).toContain('package/dist/index.d.cts');
+    for (const entry of ['testing', 'tanstack']) {
+      for (const suffix of ['js', 'cjs', 'd.ts', 'd.cts']) expect(files).toContain(`package/dist/${entry}.${suffix}`);
+    }
     expect(files).toContain('package/README.md');
     expect(files).toContain('package/CHANGELOG.md');
     expect(files.filter((file) => file.includes('/src/') || file.includes('/test/'))).toEqual([]);
     const installed = join(project, 'node_modules/@plant-store/sdk');
-    for (const types of ['dist/index.d.ts', 'dist/index.d.cts']) {
-      expect(readFileSync(join(installed, types), 'utf8')).not.toContain('@plant-store/');
+    for (const types of readdirSync(join(installed, 'dist')).filter((name) => /\.d\.c?ts$/.test(name))) {
+      expect(readFileSync(join(installed, 'dist', types), 'utf8')).not.toContain('@plant-store/');
     }
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
-    expect(manifest.dependencies).toEqual({ 'openapi-fetch': expect.stringMatching(/^\d/) });
+    // A caret range, so that an app that also uses openapi-fetch gets one copy of it.
+    expect(manifest.dependencies).toEqual({ 'openapi-fetch': expect.stringMatching(/^\^\d/) });
+    expect(manifest.peerDependencies).toEqual({ '@tanstack/query-core': expect.stringMatching(/^\^5\./) });
+    expect(manifest.peerDependenciesMeta).toEqual({ '@tanstack/query-core': { optional: true } });
     expect(manifest.sideEffects).toBe(false);
   });
 
@@ -65,6 +77,34 @@ console.log(JSON.stringify({ listed, missing }));`,
     );
     const { stdout } = await run(process.execPath, ['esm.mjs', server.url, token], { cwd: project });
     expect(JSON.parse(stdout)).toEqual({ listed: [{ name: 'from esm' }], missing: true });
+  });
+
+  it('serves the testing kit and the TanStack helpers from their subpaths, in ESM and CommonJS', async () => {
+    writeFileSync(
+      join(project, 'kit.mjs'),
+      `import { createPlantStoreClient } from '@plant-store/sdk';
+import { createFakePlantStore } from '@plant-store/sdk/testing';
+import { createPlantStoreQueries, hashPlantStoreKey } from '@plant-store/sdk/tanstack';
+const fake = createFakePlantStore();
+const api = createPlantStoreClient({ baseUrl: 'http://plant-store.test', token: fake.createToken({ subject: 'a' }), fetch: fake.fetch });
+await api.plants.create({ id: 9223372036854775807n, name: 'from the kit' });
+const queries = createPlantStoreQueries(api);
+console.log(JSON.stringify({ listed: await api.plants.list(), hash: hashPlantStoreKey([1n]), key: queries.keys.lists() }));`,
+    );
+    const { stdout } = await run(process.execPath, ['kit.mjs'], { cwd: project });
+    expect(JSON.parse(stdout)).toEqual({
+      listed: [{ name: 'from the kit' }],
+      hash: '[{"$bigint":"1"}]',
+      key: ['plant-store', 'default', 'plants'],
+    });
+    writeFileSync(
+      join(project, 'kit.cjs'),
+      `const { createFakePlantStore } = require('@plant-store/sdk/testing');
+const { createPlantStoreQueries } = require('@plant-store/sdk/tanstack');
+console.log(JSON.stringify([typeof createFakePlantStore().fetch, typeof createPlantStoreQueries]));`,
+    );
+    const cjs = await run(process.execPath, ['kit.cjs'], { cwd: project });
+    expect(JSON.parse(cjs.stdout)).toEqual(['function', 'function']);
   });
 
   it('works from CommonJS against the real server', async () => {
@@ -85,6 +125,8 @@ api.plants.create({ id: 1, name: 'from cjs' })
     writeFileSync(
       join(project, 'main.ts'),
       `import { createPlantStoreClient, type Plant, RateLimitError } from '@plant-store/sdk';
+import { createFakePlantStore } from '@plant-store/sdk/testing';
+import { createPlantStoreQueries } from '@plant-store/sdk/tanstack';
 const api = createPlantStoreClient({ baseUrl: 'http://localhost:3000', token: async () => 'token' });
 export async function main(): Promise<Plant[]> {
   await api.plants.create({ id: 1n, name: 'Fern', tag: 'green' });
@@ -102,6 +144,13 @@ export async function main(): Promise<Plant[]> {
   void retryAfter;
   return data ?? (await api.plants.list({ limit: 10 }));
 }
+export function kit(): string {
+  const fake = createFakePlantStore();
+  // @ts-expect-error scopes are read and write
+  fake.createToken({ subject: 'a', scopes: ['admin'] });
+  return fake.createToken({ subject: 'a', scopes: ['read'] });
+}
+export const pageKey: readonly unknown[] = createPlantStoreQueries(api).page({ limit: 5 }).queryKey;
 `,
     );
     const config = `tsconfig.${resolution}.json`;

@@ -60,13 +60,13 @@ describe('deadlines under garbage collection (real never-answering sockets, --ex
 
   it("rejects with the caller's reason when the caller aborts", async () => {
     const outcome = await run(urlOf(silent), 'abort');
-    expect(outcome).toMatchObject({ settled: 'rejected', message: 'caller aborted' });
+    expect(outcome).toMatchObject({ settled: 'rejected', name: 'PlantStoreAbortError', message: 'caller aborted' });
     expect(outcome.ms).toBeLessThan(3000);
   });
 
   it("rejects with the caller's reason when the caller aborts during a retry wait", async () => {
     const outcome = await run(urlOf(busy as unknown as Server), 'abort-in-retry-wait');
-    expect(outcome).toMatchObject({ settled: 'rejected', message: 'caller aborted' });
+    expect(outcome).toMatchObject({ settled: 'rejected', name: 'PlantStoreAbortError', message: 'caller aborted' });
     expect(outcome.ms).toBeLessThan(3000);
   });
 });

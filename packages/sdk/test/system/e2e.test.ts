@@ -1,6 +1,8 @@
-// The SDK against the real service over a real socket, on a real database: every operation and error status.
+// The SDK end to end, twice: against the real service over a real socket on a real database, and against the testing
+// kit's in-memory fake (@plant-store/sdk/testing). The same tests must pass on both: that is what makes the fake
+// trustworthy for the apps that test against it. Every operation and error status.
 
-import { startTestServer, type TestServer } from '@plant-store/test-kit';
+import { startTestServer } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
@@ -14,16 +16,59 @@ import {
   RateLimitError,
   UnsupportedMediaTypeError,
 } from '../../src/index.js';
+import { createFakePlantStore } from '../../src/testing/index.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' } });
-});
-afterAll(() => server.close());
+/** What the suite runs against: where, through which fetch, and how to get tokens and a rate-limited twin. */
+interface Target {
+  url: string;
+  /** undefined: the global fetch (the real service). */
+  fetch: ((request: Request) => Promise<Response>) | undefined;
+  token(subject: string, scopes?: Array<'read' | 'write'>): Promise<string>;
+  /** The same kind of target, limited to `max` requests per subject per window. */
+  limited(max: number, windowMs: number): Promise<Target & { close(): Promise<void> }>;
+  close(): Promise<void>;
+}
 
-const clientFor = (token: string) => createPlantStoreClient({ baseUrl: server.url, token });
+async function realService(env: Record<string, string> = { RATE_LIMIT_MAX: '0' }): Promise<Target> {
+  const server = await startTestServer({ env });
+  return {
+    url: server.url,
+    fetch: undefined,
+    token: (subject, scopes) => server.token(subject, scopes),
+    limited: (max, windowMs) =>
+      realService({ RATE_LIMIT_MAX: String(max), RATE_LIMIT_WINDOW_MS: String(windowMs) }) as Promise<
+        Target & { close(): Promise<void> }
+      >,
+    close: () => server.close(),
+  };
+}
 
-describe('SDK end to end', () => {
+function fakeService(rateLimit?: { max: number; windowMs: number }): Target {
+  const fake = createFakePlantStore(rateLimit ? { rateLimit } : {});
+  return {
+    url: 'http://plant-store.test',
+    fetch: fake.fetch,
+    token: async (subject, scopes) => fake.createToken({ subject, ...(scopes ? { scopes } : {}) }),
+    limited: async (max, windowMs) => fakeService({ max, windowMs }),
+    close: async () => fake.reset(),
+  };
+}
+
+const TARGETS: Array<[string, () => Promise<Target>]> = [
+  ['the real service', () => realService()],
+  ['the testing kit’s fake', async () => fakeService()],
+];
+
+describe.each(TARGETS)('SDK end to end against %s', (_name, start) => {
+  let server: Target;
+  beforeAll(async () => {
+    server = await start();
+  });
+  afterAll(() => server?.close());
+
+  const options = () => ({ baseUrl: server.url, ...(server.fetch ? { fetch: server.fetch } : {}) });
+  const clientFor = (token: string) => createPlantStoreClient({ ...options(), token });
+
   it('creates, lists and deletes', async () => {
     const api = clientFor(await server.token('e2e-basic'));
     expect(await api.plants.create({ id: 1, name: 'Fern', tag: 'indoor' })).toEqual({ name: 'Fern', tag: 'indoor' });
@@ -63,6 +108,7 @@ describe('SDK end to end', () => {
       constructor: BadRequestError,
       status: 400,
       message: expect.stringContaining('"name"'),
+      body: { details: [{ location: 'body', field: 'name', rule: 'maxLength', limit: 200 }] },
     });
     await expect(clientFor('pst_wrong').plants.list()).rejects.toBeInstanceOf(AuthenticationError);
     const reader = clientFor(await server.token('e2e-reader', ['read']));
@@ -79,9 +125,13 @@ describe('SDK end to end', () => {
   });
 
   it('surfaces 429 with Retry-After once retries are spent', async () => {
-    const limited = await startTestServer({ env: { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000' } });
+    const limited = await server.limited(2, 60_000);
     try {
-      const api = createPlantStoreClient({ baseUrl: limited.url, token: await limited.token('e2e-limited') });
+      const api = createPlantStoreClient({
+        baseUrl: limited.url,
+        token: await limited.token('e2e-limited'),
+        ...(limited.fetch ? { fetch: limited.fetch } : {}),
+      });
       await api.plants.list();
       await api.plants.list();
       const error = await api.plants.list().catch((e: unknown) => e);
@@ -94,7 +144,7 @@ describe('SDK end to end', () => {
 
   it('refuses a body that middleware turned into text/plain with 415', async () => {
     const api = createPlantStoreClient({
-      baseUrl: server.url,
+      ...options(),
       token: await server.token('e2e-415'),
       middleware: [
         {
@@ -122,7 +172,7 @@ describe('SDK end to end', () => {
     const token = await server.token('e2e-async-token');
     let asked = 0;
     const api = createPlantStoreClient({
-      baseUrl: server.url,
+      ...options(),
       token: async () => {
         asked++;
         await new Promise((resolve) => setTimeout(resolve, 1));
@@ -137,7 +187,7 @@ describe('SDK end to end', () => {
   it('carries a request id set by middleware through to the error, and fetches 25 plants in 3 pages', async () => {
     const urls: string[] = [];
     const api = createPlantStoreClient({
-      baseUrl: server.url,
+      ...options(),
       token: await server.token('e2e-middleware'),
       middleware: [
         {
@@ -178,15 +228,16 @@ describe('SDK end to end', () => {
   });
 
   it('waits out a short Retry-After and succeeds', async () => {
-    const limited = await startTestServer({ env: { RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_MS: '1000' } });
+    const limited = await server.limited(1, 1000);
     try {
       const onTheWire: number[] = [];
       const seen: number[] = [];
+      const send = limited.fetch ?? ((request: Request) => fetch(request));
       const api = createPlantStoreClient({
         baseUrl: limited.url,
         token: await limited.token('e2e-retry-after'),
         fetch: async (request) => {
-          const response = await fetch(request);
+          const response = await send(request);
           onTheWire.push(response.status);
           return response;
         },
@@ -207,7 +258,9 @@ describe('SDK end to end', () => {
       await limited.close();
     }
   });
+});
 
+describe('SDK end to end, the real network only', () => {
   it('reports a server that is not there as a connection error', async () => {
     const api = createPlantStoreClient({ baseUrl: 'http://127.0.0.1:1', token: 't', retry: { maxRetries: 0 } });
     await expect(api.plants.list()).rejects.toBeInstanceOf(PlantStoreConnectionError);

@@ -9,9 +9,11 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   PermissionDeniedError,
+  PlantStoreAbortError,
   type PlantStoreClientOptions,
   PlantStoreConnectionError,
   PlantStoreError,
+  PlantStoreSdkError,
   PlantStoreTimeoutError,
   RateLimitError,
   UnsupportedMediaTypeError,
@@ -391,6 +393,7 @@ describe('timeouts', () => {
     const pending = client(fetch).api.plants.list({}, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error('user left')), 10);
     await expect(pending).rejects.toThrow('user left');
+    await expect(pending).rejects.toBeInstanceOf(PlantStoreAbortError);
     expect(requests).toHaveLength(1);
   });
 
@@ -444,7 +447,9 @@ describe('timeouts', () => {
     const error = await client(fetch)
       .api.plants.list({}, { signal: AbortSignal.abort(new Error('too late')) })
       .catch((e: unknown) => e);
-    expect(error).toEqual(new Error('too late'));
+    expect(error).toBeInstanceOf(PlantStoreAbortError);
+    expect(error).toBeInstanceOf(PlantStoreSdkError);
+    expect(error).toMatchObject({ message: 'too late', cause: new Error('too late') });
     expect(requests).toHaveLength(0);
   });
 

@@ -60,6 +60,13 @@ describe('SDK types', () => {
   it('types the raw client’s data and error from the contract', async () => {
     const { data, error } = await client.raw.GET('/plants', { params: { query: { limit: 10 } } });
     expectTypeOf(data).toEqualTypeOf<Plant[] | undefined>();
-    expectTypeOf(error).toEqualTypeOf<{ error: number; message: string } | undefined>();
+    expectTypeOf(error).toEqualTypeOf<
+      | {
+          error: number;
+          message: string;
+          details?: { location: 'body' | 'query' | 'path'; field: string; rule: string; limit?: number }[];
+        }
+      | undefined
+    >();
   });
 });

@@ -53,6 +53,20 @@ function describeIssue(issue: AjvIssue, context: string): string {
   }
 }
 
+type ErrorDetail = NonNullable<ErrorBody['details']>[number];
+const LOCATIONS: Record<string, ErrorDetail['location']> = { body: 'body', querystring: 'query', params: 'path' };
+
+// The same issue as data (the contract's ErrorDetail), so a client can point at the field without parsing `message`.
+function detailOf(issue: AjvIssue, context: string): ErrorDetail {
+  const pointer = issue.instancePath.split('/').slice(1).join('.');
+  const unknown = issue.params.unevaluatedProperty ?? issue.params.additionalProperty;
+  const field =
+    issue.keyword === 'required' ? String(issue.params.missingProperty) : unknown ? String(unknown) : pointer;
+  const rule = unknown === undefined ? issue.keyword : 'unknownField';
+  const limit = typeof issue.params.limit === 'number' ? { limit: issue.params.limit } : {};
+  return { location: LOCATIONS[context] ?? 'body', field, rule, ...limit };
+}
+
 // Fastify's own errors, by code, with the status and the message a client can act on.
 const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
@@ -66,7 +80,12 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
   FST_ERR_BAD_URL: { status: 400, message: 'the request URL is malformed' },
 };
 
-function toErrorBody(error: unknown): { status: number; message: string; headers: Record<string, string> } {
+function toErrorBody(error: unknown): {
+  status: number;
+  message: string;
+  headers: Record<string, string>;
+  details?: ErrorDetail[];
+} {
   if (error instanceof ApiError) return { status: error.status, message: error.message, headers: { ...error.headers } };
   if (error instanceof JsonBodyError) return { status: 400, message: error.message, headers: {} };
   if (error instanceof StoreUnavailableError) {
@@ -74,10 +93,12 @@ function toErrorBody(error: unknown): { status: number; message: string; headers
   }
   const fastifyError = error as Partial<FastifyError> & { validation?: AjvIssue[]; validationContext?: string };
   if (fastifyError.validation?.[0]) {
+    const context = fastifyError.validationContext ?? 'body';
     return {
       status: 400,
-      message: describeIssue(fastifyError.validation[0], fastifyError.validationContext ?? 'body'),
+      message: describeIssue(fastifyError.validation[0], context),
       headers: {},
+      details: [detailOf(fastifyError.validation[0], context)],
     };
   }
   const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
@@ -101,17 +122,17 @@ export function errorBodyText(status: number, message: string): string {
 }
 
 /** Answers `status` with the Error body; for handlers that answer an error without throwing (404, 405, 503). */
-export function sendError(reply: FastifyReply, status: number, message: string): FastifyReply {
-  const body: ErrorBody = { error: status, message };
+export function sendError(reply: FastifyReply, status: number, message: string, details?: ErrorDetail[]): FastifyReply {
+  const body: ErrorBody = { error: status, message, ...(details ? { details } : {}) };
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const { status, message, headers } = toErrorBody(error);
+    const { status, message, headers, details } = toErrorBody(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ status, reason: message }, 'request refused');
     reply.headers(headers);
-    return sendError(reply, status, message);
+    return sendError(reply, status, message, details);
   });
 }

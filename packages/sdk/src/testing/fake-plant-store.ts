@@ -1,0 +1,345 @@
+// An in-memory Plant Store behind a `fetch`: the contract's three operations with the service's validation rules and
+// messages, bearer tokens with scopes, ownership by subject, paging with Link, exact int64 ids, and 429 or 5xx on
+// demand. Only web-platform globals (Request, Response, URL, crypto.getRandomValues): it runs in browsers too.
+import type { Plant } from '@plant-store/contract';
+import { BodyError, parseJsonExact } from './json-exact.js';
+import {
+  type ErrorDetail,
+  toInt64,
+  type ValidPlant,
+  validateListQuery,
+  validateNewPlant,
+  validatePathId,
+} from './validate.js';
+
+/** A scope a fake token may carry: `read` lists, `write` creates and deletes. */
+export type FakeScope = 'read' | 'write';
+
+/** A plant to seed, as the service stores it: its id (number or bigint), name and optional tag. */
+export interface SeedPlant {
+  /** The plant's id: a safe-integer number or any int64 bigint. */
+  id: number | bigint;
+  /** 1 to 200 characters. */
+  name: string;
+  /** 1 to 100 characters, optional. */
+  tag?: string;
+}
+
+/** An answer to give instead of the contract's, for testing retries and error handling. */
+export interface FakeFailure {
+  /** The status to answer with, e.g. 429, 500, 503. */
+  status: number;
+  /** Sent as `Retry-After` (seconds) when given. */
+  retryAfterSeconds?: number;
+  /** The Error body's message (a sensible default per status otherwise). */
+  message?: string;
+  /** How many requests in a row get it (default 1). */
+  times?: number;
+}
+
+/** Options of {@link createFakePlantStore}. */
+export interface FakePlantStoreOptions {
+  /** Requests per subject per window before 429 (off unless given), like the service's RATE_LIMIT_MAX. */
+  rateLimit?: { max: number; windowMs: number };
+  /** The clock, for the rate limit's window; defaults to Date.now. */
+  now?: () => number;
+}
+
+/** The fake service: hand `fetch` to `createPlantStoreClient`, issue tokens, seed data, script failures. */
+export interface FakePlantStore {
+  /** A fetch that answers the Plant Store contract from memory; any base URL works. */
+  fetch: (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
+  /** Issues a bearer token for `subject`, with `read` and `write` unless `scopes` says otherwise. */
+  createToken(options: { subject: string; scopes?: readonly FakeScope[] }): string;
+  /** Revokes a token: it is answered with 401 "the bearer token has been revoked" from then on. */
+  revokeToken(token: string): void;
+  /** Stores plants for `subject` as if it had created them (an id it already has is replaced). */
+  seed(subject: string, plants: readonly SeedPlant[]): void;
+  /** `subject`'s plants as stored, ascending by id, with their ids (which the API never lists). */
+  plantsOf(subject: string): Array<SeedPlant & { id: bigint }>;
+  /** Answers the next request(s) with `failure` instead of the contract's answer (after routing, before auth). */
+  failNext(failure: FakeFailure): void;
+  /** Every request it has answered, oldest first: method, URL and status. */
+  readonly requests: ReadonlyArray<{ method: string; url: string; status: number }>;
+  /** Forgets every plant, token, scripted failure, rate-limit count and recorded request. */
+  reset(): void;
+}
+
+const BODY_LIMIT = 16_384;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+const REALM = 'realm="plant-store"';
+const ROUTES = [
+  { pattern: /^\/plants$/, template: '/plants', methods: ['GET', 'POST'] },
+  { pattern: /^\/plants\/[^/]+$/, template: '/plants/{id}', methods: ['DELETE'] },
+];
+const OPERATIONS: Record<string, { operationId: string; scope: FakeScope }> = {
+  'GET /plants': { operationId: 'getPlants', scope: 'read' },
+  'POST /plants': { operationId: 'createPlant', scope: 'write' },
+  'DELETE /plants/{id}': { operationId: 'deletePlant', scope: 'write' },
+};
+const DEFAULT_MESSAGES: Record<number, string> = {
+  429: 'rate limit exceeded (scripted by the fake)',
+  500: 'internal server error; the request id identifies it in the service log',
+  503: 'the database is unavailable; retry shortly',
+};
+
+/** An answer the fake gives instead of going on: a status, the Error body's message, extra headers. */
+class Refusal {
+  constructor(
+    readonly status: number,
+    readonly message: string,
+    readonly headers: Record<string, string> = {},
+    readonly details?: ErrorDetail[],
+  ) {}
+}
+
+/** A 400 for a broken rule, with the same `details` the service sends. */
+const invalid = (problem: { message: string; detail: ErrorDetail }) =>
+  new Refusal(400, problem.message, {}, [problem.detail]);
+
+function randomText(bytes: number): string {
+  const values = new Uint8Array(bytes);
+  globalThis.crypto.getRandomValues(values);
+  return Array.from(values, (value) => value.toString(16).padStart(2, '0')).join('');
+}
+
+function base64Url(text: string): string {
+  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function encodeCursor(lastId: bigint): string {
+  return base64Url(`v1:${lastId}`);
+}
+
+function decodeCursor(cursor: string): bigint {
+  let text = '';
+  try {
+    text = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
+  } catch {
+    // Not base64: refused below like any cursor the service did not issue.
+  }
+  const id = text.startsWith('v1:') ? toInt64(text.slice(3), true) : undefined;
+  if (id !== undefined) return id;
+  throw new Refusal(
+    400,
+    'query parameter "cursor" is not a cursor this service issued; follow the URL of the Link rel="next" header',
+  );
+}
+
+function unauthorized(message: string, error?: string): Refusal {
+  const challenge = error ? `Bearer ${REALM}, error="${error}", error_description="${message}"` : `Bearer ${REALM}`;
+  return new Refusal(401, message, { 'www-authenticate': challenge });
+}
+
+const stored = (plant: ValidPlant): Plant => ({
+  name: plant.name,
+  ...(plant.tag === undefined ? {} : { tag: plant.tag }),
+});
+
+/**
+ * An in-memory Plant Store for tests, with no server and no Node imports:
+ *
+ * ```ts
+ * const fake = createFakePlantStore();
+ * const client = createPlantStoreClient({ baseUrl: 'http://plant-store.test', token: fake.createToken({ subject: 'alice' }), fetch: fake.fetch });
+ * ```
+ */
+export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakePlantStore {
+  const now = options.now ?? Date.now;
+  const tokens = new Map<string, { subject: string; scopes: readonly FakeScope[]; revoked: boolean }>();
+  const plants = new Map<string, Map<bigint, ValidPlant>>();
+  const failures: FakeFailure[] = [];
+  const windows = new Map<string, { start: number; count: number }>();
+  const requests: Array<{ method: string; url: string; status: number }> = [];
+
+  const plantsFor = (subject: string) => {
+    const owned = plants.get(subject) ?? new Map<bigint, ValidPlant>();
+    plants.set(subject, owned);
+    return owned;
+  };
+
+  function authenticate(request: Request, url: URL, route: string): { subject: string } {
+    if (url.searchParams.has('access_token')) {
+      throw new Refusal(
+        400,
+        'tokens in the query string are refused; send the token in the Authorization header as "Bearer <token>"',
+        { 'www-authenticate': `Bearer ${REALM}, error="invalid_request"` },
+      );
+    }
+    const header = request.headers.get('authorization');
+    if (!header) throw unauthorized('missing Authorization header; send "Authorization: Bearer <token>"');
+    if (!/^bearer(\s|$)/i.test(header)) throw unauthorized('the Authorization header must use the Bearer scheme');
+    const match = BEARER.exec(header);
+    if (!match?.[1]) throw unauthorized('the bearer token is malformed', 'invalid_token');
+    const token = tokens.get(match[1]);
+    if (!token) throw unauthorized('the bearer token is not recognised', 'invalid_token');
+    if (token.revoked) throw unauthorized('the bearer token has been revoked', 'invalid_token');
+    const operation = OPERATIONS[`${request.method} ${route}`];
+    if (operation && !token.scopes.includes(operation.scope)) {
+      throw new Refusal(403, `this token lacks the "${operation.scope}" scope that ${operation.operationId} needs`, {
+        'www-authenticate': `Bearer ${REALM}, error="insufficient_scope", scope="${operation.scope}"`,
+      });
+    }
+    return { subject: token.subject };
+  }
+
+  function rateLimit(subject: string): void {
+    if (!options.rateLimit || options.rateLimit.max <= 0) return;
+    const { max, windowMs } = options.rateLimit;
+    const at = now();
+    const current = windows.get(subject);
+    const window = current && at - current.start < windowMs ? current : { start: at, count: 0 };
+    windows.set(subject, window);
+    window.count++;
+    if (window.count <= max) return;
+    const seconds = Math.max(1, Math.ceil((window.start + windowMs - at) / 1000));
+    throw new Refusal(
+      429,
+      `rate limit of ${max} requests exceeded; retry in ${seconds} second${seconds === 1 ? '' : 's'}`,
+      {
+        'retry-after': String(seconds),
+      },
+    );
+  }
+
+  async function readBody(request: Request): Promise<unknown> {
+    const type = request.headers.get('content-type');
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
+      if (bytes.length === 0 && !type) throw new Refusal(400, 'the body is empty; send a JSON object');
+      throw new Refusal(415, 'the request body must be sent with "Content-Type: application/json"');
+    }
+    if (bytes.length > BODY_LIMIT) throw new Refusal(413, `the request body is larger than ${BODY_LIMIT} bytes`);
+    const text = new TextDecoder().decode(bytes);
+    if (text === '') throw new Refusal(400, 'the body is empty; send a JSON object');
+    try {
+      return parseJsonExact(text);
+    } catch (error) {
+      if (error instanceof BodyError) throw new Refusal(400, error.message);
+      throw error;
+    }
+  }
+
+  async function answer(
+    request: Request,
+    url: URL,
+  ): Promise<{ status: number; body?: string; headers?: Record<string, string> }> {
+    const path = url.pathname;
+    const route = ROUTES.find(({ pattern }) => pattern.test(path));
+    if (!route) throw new Refusal(404, `no route ${request.method} ${path}; see /openapi.json for the API`);
+    if (!route.methods.includes(request.method)) {
+      throw new Refusal(405, `${request.method} is not allowed on ${path}; use ${route.methods.join(' or ')}`, {
+        allow: route.methods.join(', '),
+      });
+    }
+    const failure = failures[0];
+    if (failure) {
+      if ((failure.times ?? 1) <= 1) failures.shift();
+      else failure.times = (failure.times ?? 1) - 1;
+      throw new Refusal(
+        failure.status,
+        failure.message ?? DEFAULT_MESSAGES[failure.status] ?? `scripted failure ${failure.status}`,
+        failure.retryAfterSeconds === undefined ? {} : { 'retry-after': String(failure.retryAfterSeconds) },
+      );
+    }
+    const { subject } = authenticate(request, url, route.template);
+    rateLimit(subject);
+    const owned = plantsFor(subject);
+    if (request.method === 'POST') {
+      const checked = validateNewPlant(await readBody(request));
+      if ('message' in checked) throw invalid(checked);
+      if (owned.has(checked.plant.id)) {
+        throw new Refusal(
+          409,
+          `a plant with id ${checked.plant.id} already exists; choose another id or delete that plant first`,
+        );
+      }
+      owned.set(checked.plant.id, checked.plant);
+      return { status: 200, body: JSON.stringify(stored(checked.plant)) };
+    }
+    if (request.method === 'DELETE') {
+      const checked = validatePathId(decodeURIComponent(path.slice('/plants/'.length)));
+      if ('message' in checked) throw invalid(checked);
+      if (!owned.delete(checked.id))
+        throw new Refusal(404, `no plant with id ${checked.id} exists for this token's owner`);
+      return { status: 204 };
+    }
+    const query = validateListQuery(url.searchParams);
+    if ('message' in query) throw invalid(query);
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const ids = [...owned.keys()].filter((id) => after === undefined || id > after).sort((a, b) => (a < b ? -1 : 1));
+    const page = ids.slice(0, query.limit);
+    const last = page.at(-1);
+    const headers: Record<string, string> =
+      ids.length > query.limit && last !== undefined
+        ? { link: `<${path}?limit=${query.limit}&cursor=${encodeCursor(last)}>; rel="next"` }
+        : {};
+    return { status: 200, body: JSON.stringify(page.map((id) => stored(owned.get(id) as ValidPlant))), headers };
+  }
+
+  async function fetch(input: Request | string | URL, init?: RequestInit): Promise<Response> {
+    const request = input instanceof Request && init === undefined ? input : new Request(input, init);
+    request.signal?.throwIfAborted();
+    const url = new URL(request.url);
+    const incomingId = request.headers.get('x-request-id');
+    const headers: Record<string, string> = {
+      'x-request-id': incomingId && REQUEST_ID.test(incomingId) ? incomingId : `fake-${randomText(8)}`,
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+    };
+    let result: { status: number; body?: string; headers?: Record<string, string> };
+    try {
+      result = await answer(request, url);
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      result = {
+        status: error.status,
+        body: JSON.stringify({
+          error: error.status,
+          message: error.message,
+          ...(error.details ? { details: error.details } : {}),
+        }),
+        headers: error.headers,
+      };
+    }
+    requests.push({ method: request.method, url: request.url, status: result.status });
+    if (result.body !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
+    return new Response(result.body ?? null, { status: result.status, headers: { ...headers, ...result.headers } });
+  }
+
+  return {
+    fetch,
+    requests,
+    createToken({ subject, scopes = ['read', 'write'] }) {
+      const token = `fake_${randomText(16)}`;
+      tokens.set(token, { subject, scopes: [...scopes], revoked: false });
+      return token;
+    },
+    revokeToken(token) {
+      const known = tokens.get(token);
+      if (known) known.revoked = true;
+    },
+    seed(subject, seeded) {
+      const owned = plantsFor(subject);
+      for (const plant of seeded) {
+        const checked = validateNewPlant(plant);
+        if ('message' in checked) throw new TypeError(`seed: ${checked.message}`);
+        owned.set(checked.plant.id, checked.plant);
+      }
+    },
+    plantsOf(subject) {
+      return [...plantsFor(subject).values()].sort((a, b) => (a.id < b.id ? -1 : 1)).map((plant) => ({ ...plant }));
+    },
+    failNext(failure) {
+      failures.push({ ...failure });
+    },
+    reset() {
+      tokens.clear();
+      plants.clear();
+      failures.length = 0;
+      windows.clear();
+      requests.length = 0;
+    },
+  };
+}
