@@ -1,6 +1,6 @@
 // The example app: connect (base URL and token), then list with paging, add and delete plants through the TanStack
 // helpers of @plant-store/sdk, showing every failure in words with the offending field highlighted.
-import { createPlantStoreClient, PLANT_STORE_LIMITS, type PlantStoreClient, parsePlantId } from '@plant-store/sdk';
+import { createPlantStoreClient, PLANT_STORE_LIMITS, type PlantId, parsePlantId } from '@plant-store/sdk';
 import { createPlantStoreQueries, type PlantStoreQueries } from '@plant-store/sdk/tanstack';
 import { QueryClient, QueryClientProvider, useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useMemo, useState } from 'react';
@@ -32,7 +32,6 @@ export function App({ initial = {}, fetch, pageSize = 10, storage }: AppProps): 
     if (!connection) return undefined;
     const client = createPlantStoreClient({ ...connection, ...(fetch ? { fetch } : {}) });
     return {
-      client,
       queryClient: new QueryClient(),
       queries: createPlantStoreQueries(client, { scope: connection.baseUrl }),
       created: createdIds(`${connection.baseUrl} ${connection.token.slice(-12)}`, storage ?? sessionStorageOrNone()),
@@ -44,7 +43,7 @@ export function App({ initial = {}, fetch, pageSize = 10, storage }: AppProps): 
       <ConnectionForm initial={connection ?? initial} onConnect={setConnection} />
       {session && (
         <QueryClientProvider client={session.queryClient}>
-          <Plants client={session.client} queries={session.queries} created={session.created} pageSize={pageSize} />
+          <Plants queries={session.queries} created={session.created} pageSize={pageSize} />
         </QueryClientProvider>
       )}
     </main>
@@ -79,7 +78,6 @@ function ConnectionForm(props: { initial: Partial<Connection>; onConnect: (conne
 }
 
 interface PlantsProps {
-  client: PlantStoreClient;
   queries: PlantStoreQueries;
   created: CreatedIds;
   pageSize: number;
@@ -127,6 +125,17 @@ export function PlantList({ queries, pageSize }: { queries: PlantStoreQueries; p
   );
 }
 
+/** The id typed into a form, checked before anything is sent: a whole number in the int64 range, else a message. */
+function readId(text: string, show: (shown: ShownError | undefined) => void): PlantId | undefined {
+  const id = parsePlantId(text.trim());
+  show(
+    id === undefined
+      ? { message: 'The id must be a whole number.', fields: { id: 'a whole number, e.g. 42' } }
+      : undefined,
+  );
+  return id;
+}
+
 function AddPlant({ queries, onCreated }: { queries: PlantStoreQueries; onCreated: (plant: CreatedPlant) => void }) {
   const queryClient = useQueryClient();
   const create = useMutation(queries.create(queryClient));
@@ -140,12 +149,8 @@ function AddPlant({ queries, onCreated }: { queries: PlantStoreQueries; onCreate
     const name = String(form.get('name'));
     const tag = String(form.get('tag'));
     setDone(undefined);
-    const id = parsePlantId(idText.trim());
-    if (id === undefined) {
-      setShown({ message: 'The id must be a whole number.', fields: { id: 'a whole number, e.g. 42' } });
-      return;
-    }
-    setShown(undefined);
+    const id = readId(idText, setShown);
+    if (id === undefined) return;
     create.mutate(
       { id, name, ...(tag ? { tag } : {}) },
       {
@@ -194,12 +199,8 @@ function DeletePlant(props: { queries: PlantStoreQueries; mine: CreatedPlant[]; 
   const [idText, setIdText] = useState('');
   const deleteId = (text: string) => {
     setDone(undefined);
-    const id = parsePlantId(text.trim());
-    if (id === undefined) {
-      setShown({ message: 'The id must be a whole number.', fields: { id: 'a whole number, e.g. 42' } });
-      return;
-    }
-    setShown(undefined);
+    const id = readId(text, setShown);
+    if (id === undefined) return;
     remove.mutate(id, {
       onSuccess: () => {
         props.onDeleted(String(id));
