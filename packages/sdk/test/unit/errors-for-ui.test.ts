@@ -63,7 +63,7 @@ describe('one root class', () => {
 
 describe('the contract’s limits', () => {
   it('match openapi.yaml', () => {
-    const contract = parse(readFileSync(new URL('../../../openapi.yaml', import.meta.url), 'utf8'));
+    const contract = parse(readFileSync(new URL('../../../../openapi.yaml', import.meta.url), 'utf8'));
     const plant = contract.components.schemas.Plant.properties;
     expect(PLANT_STORE_LIMITS.name).toEqual({ minLength: plant.name.minLength, maxLength: plant.name.maxLength });
     expect(PLANT_STORE_LIMITS.tag).toEqual({ minLength: plant.tag.minLength, maxLength: plant.tag.maxLength });
