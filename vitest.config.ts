@@ -11,8 +11,8 @@ import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 const TIERS = ['unit', 'system', 'package'] as const;
-const TEST_ROOTS = ['packages/*/test', 'scripts/test'];
-const tests = (tier: string, suffix = '') => TEST_ROOTS.map((root) => `${root}/**/${tier}/**/${suffix}*.test.ts`);
+const TEST_ROOTS = ['packages/*/test', 'examples/*/test', 'scripts/test'];
+const tests = (tier: string, suffix = '') => TEST_ROOTS.map((root) => `${root}/**/${tier}/**/${suffix}*.test.{ts,tsx}`);
 const bothStores = (tier: string) => tests(tier, 'both-stores/**/');
 
 // The workspace packages are TypeScript in src/ under the `source` export condition (see their package.json), so
@@ -28,14 +28,14 @@ function tierProblems(): string[] {
       if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) continue;
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (/\.test(-d)?\.ts$/.test(entry.name)) {
+      else if (/\.test(-d)?\.tsx?$/.test(entry.name)) {
         const segments = relative(root, path).split('/');
         const tiers = TIERS.filter((tier) => segments.includes(tier));
         if (tiers.length !== 1) problems.push(`${relative(root, path)} is in ${tiers.length} tier folders`);
       }
     }
   };
-  for (const dir of ['packages', 'scripts']) walk(join(root, dir));
+  for (const dir of ['packages', 'examples', 'scripts']) walk(join(root, dir));
   return problems;
 }
 
@@ -51,6 +51,8 @@ const postgres = { PLANT_STORE_TEST_DATABASE: 'postgres' };
 const buildOnce = ['scripts/test/build-once.ts'];
 
 export default defineConfig({
+  // The example app's component tests are .tsx (examples/web; they pick happy-dom per file).
+  oxc: { jsx: { runtime: 'automatic' } },
   resolve: { conditions: CONDITIONS },
   ssr: { resolve: { conditions: CONDITIONS } },
   test: {
