@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seededRandom } from '@plant-store/test-kit';
+import { seededRandom, waitFor } from '@plant-store/test-kit';
 import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/tokens.js';
@@ -14,6 +14,11 @@ import { startServerProcess } from '../support/process.js';
 
 const CYCLES = Number(process.env.CRASH_CYCLES ?? 20);
 const WRITERS = 8;
+// Each cycle is killed only after the writers have made real progress (counted, not timed, so a loaded machine cannot
+// turn a cycle into a no-op): per cycle at least this many more creates standing and deletes acknowledged overall.
+// The margin covers entries that writers in flight at the kill may still drop (one per writer).
+const CREATES_PER_CYCLE = 12;
+const DELETES_PER_CYCLE = 2;
 const random = seededRandom('crash-durability');
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -82,7 +87,13 @@ it(`loses nothing acknowledged across ${CYCLES} SIGKILLs during creates and dele
       }
     };
     const writers = Array.from({ length: WRITERS }, writer);
-    await new Promise((resolve) => setTimeout(resolve, random.int(100, 500)));
+    const count = (present: boolean) => [...acknowledged.values()].filter((value) => value === present).length;
+    await waitFor(`progress in cycle ${cycle}`, () => {
+      return (
+        count(true) >= (cycle + 1) * CREATES_PER_CYCLE + WRITERS && count(false) >= (cycle + 1) * DELETES_PER_CYCLE
+      );
+    });
+    await new Promise((resolve) => setTimeout(resolve, random.int(0, 300)));
     server.child.kill('SIGKILL');
     expect(await server.exited).toBe('SIGKILL');
     killed = true;
