@@ -8,6 +8,7 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import openapiGlue, { type FastifyOpenapiGlueOptions } from 'fastify-openapi-glue';
 import { Redis } from 'ioredis';
+import { createAnonymousLimiter } from './anonymous-limit.js';
 import { createSecurityHandlers, type SecurityHandler } from './auth.js';
 import type { Config } from './config.js';
 import { type Contract, loadContract } from './contract.js';
@@ -18,12 +19,15 @@ import { handlers as defaultHandlers } from './handlers/index.js';
 import { JsonBodyError, parseJsonExact } from './json-body.js';
 import { registerNotFoundHandler } from './not-found.js';
 import { registerOperationalRoutes } from './operational-routes.js';
+import { createFallbackStore, type RateLimitBackend } from './rate-limit-store.js';
 import { createJwtVerifier } from './services/jwt.js';
 import type { Store } from './store/store.js';
 import { createValidatorCompiler } from './validation.js';
 
 /** The contract's limit on request bodies, in bytes. */
 export const BODY_LIMIT = 16_384;
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export interface AppOptions {
   config: Config;
@@ -111,7 +115,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: requestId,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT,
-    exposeHeadRoutes: false,
+    exposeHeadRoutes: true,
     return503OnClosing: false,
     trustProxy: config.trustProxy,
     clientErrorHandler,
@@ -131,13 +135,30 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('principal', null);
   app.setValidatorCompiler(createValidatorCompiler());
   registerErrorHandler(app);
-  registerNotFoundHandler(app, contract.operations);
 
+  const byOperationId = new Map(contract.operations.map((operation) => [operation.operationId, operation]));
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    if (body === '') return done(new JsonBodyError('the body is empty; send a JSON object'), undefined);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // UTF-8 is JSON's only encoding (RFC 8259): another charset is refused, invalid UTF-8 bytes too (never replaced).
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers['content-type'] ?? '')?.[1];
+    if (charset !== undefined && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+      return done(new ApiError(415, `the request body must be UTF-8 JSON; charset "${charset}" is not accepted`));
+    }
+    const bytes = body as Buffer;
+    if (bytes.length === 0) {
+      // No body is fine for an operation that takes none (DELETE), whatever Content-Type says.
+      const operationId = (request.routeOptions.config as { operationId?: string } | undefined)?.operationId;
+      if (operationId !== undefined && !byOperationId.get(operationId)?.bodyRequired) return done(null, undefined);
+      return done(new JsonBodyError('the body is empty; send a JSON object'), undefined);
+    }
+    let text: string;
     try {
-      done(null, parseJsonExact(body as string));
+      text = UTF8.decode(bytes);
+    } catch {
+      return done(new JsonBodyError('the body is not valid UTF-8'), undefined);
+    }
+    try {
+      done(null, parseJsonExact(text));
     } catch (error) {
       done(error as Error, undefined);
     }
@@ -147,6 +168,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     if (!request.url.startsWith('/docs')) reply.header('cache-control', 'no-store');
+  });
+  // Unknown routes and refused methods are answered here, before any body is read or parsed.
+  registerNotFoundHandler(app, contract.operations);
+  // An answer sent while the client is still sending its body (an early 401, 404, 413...) closes the connection:
+  // the rest of the body is never read, and no second answer (e.g. a 408) can follow on that connection.
+  app.addHook('onSend', async (request, reply) => {
+    const raw = request.raw;
+    if (
+      !raw.complete &&
+      (raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length']) > 0)
+    ) {
+      reply.header('connection', 'close');
+    }
   });
 
   if (config.corsOrigins.length > 0) {
@@ -159,19 +193,64 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   }
 
+  let rateLimitBackend: RateLimitBackend | null = null;
   if (config.rateLimit) {
-    // With REDIS_URL the counters are shared by every instance; without it each process counts on its own.
+    const { anonymousMax, windowMs } = config.rateLimit;
+    if (anonymousMax > 0) {
+      // Requests that end without a principal (no or bad token, unknown route, refused method) count per address.
+      const anonymous = createAnonymousLimiter(anonymousMax, windowMs);
+      const exempt = (url: string) => url === '/healthz' || url === '/readyz';
+      const refusal = (wait: number) =>
+        JSON.stringify({
+          error: 429,
+          message: `rate limit of ${anonymousMax} requests without a valid token exceeded; retry in ${wait} seconds`,
+        });
+      app.addHook('onRequest', async (request, reply) => {
+        if (request.headers.authorization !== undefined || exempt(request.url)) return;
+        if (!anonymous.exceeded(request.ip)) return;
+        const wait = anonymous.hit(request.ip);
+        return reply
+          .code(429)
+          .header('retry-after', String(wait))
+          .type('application/json; charset=utf-8')
+          .send(refusal(wait));
+      });
+      app.addHook('onSend', async (request, reply, payload) => {
+        if (request.principal !== null || reply.statusCode === 429 || exempt(request.url)) return payload;
+        const wait = anonymous.hit(request.ip);
+        if (wait === 0) return payload;
+        reply.code(429).header('retry-after', String(wait)).type('application/json; charset=utf-8');
+        reply.removeHeader('link');
+        reply.removeHeader('content-length');
+        return refusal(wait);
+      });
+    }
+    // With REDIS_URL the counters are shared by every instance; without it each process counts on its own. Redis
+    // commands fail fast, and while Redis is away each process counts alone (see rate-limit-store.ts).
     const redis = config.redisUrl
-      ? new Redis(config.redisUrl, { connectTimeout: 1_000, maxRetriesPerRequest: 1, lazyConnect: false })
+      ? new Redis(config.redisUrl, {
+          connectTimeout: 1_000,
+          commandTimeout: 50,
+          maxRetriesPerRequest: 0,
+          enableOfflineQueue: false,
+          lazyConnect: false,
+          retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+        })
       : undefined;
+    let store: ReturnType<typeof createFallbackStore>['Store'] | undefined;
     if (redis) {
-      redis.on('error', (error) => app.log.warn({ err: error }, 'redis for rate limits is unreachable'));
+      const fallback = createFallbackStore(redis, 'plant-store:rate:', {
+        warn: (message) => app.log.warn(message),
+        info: (message) => app.log.info(message),
+      });
+      store = fallback.Store;
+      rateLimitBackend = fallback.backend;
       app.addHook('onClose', async () => {
         await redis.quit().catch(() => redis.disconnect());
       });
     }
     await app.register(rateLimit, {
-      ...(redis ? { redis, nameSpace: 'plant-store:rate:', skipOnError: true } : {}),
+      ...(store ? { store } : {}),
       global: true,
       // After authentication (onRequest), before the body is read: limits are per principal.
       hook: 'preParsing',
@@ -184,9 +263,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   }
 
-  await registerOperationalRoutes(app, contract, store);
+  await registerOperationalRoutes(app, contract, store, rateLimitBackend);
 
-  const byOperationId = new Map(contract.operations.map((operation) => [operation.operationId, operation]));
   await app.register(openapiGlue, {
     specification: structuredClone(contract.document),
     // glue's types want full route options; it fills in method, url and schema itself.

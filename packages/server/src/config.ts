@@ -12,6 +12,8 @@ export interface JwtConfig {
   readonly issuer: string;
   readonly audience: string;
   readonly clockToleranceSec: number;
+  /** Longest lifetime (exp - iat, or exp - now without iat) a token may have, in seconds. */
+  readonly maxLifetimeSec: number;
   /** Least time between two JWKS fetches, even for unknown key ids (protects the identity provider). */
   readonly jwksCooldownMs: number;
 }
@@ -30,8 +32,13 @@ export interface Config {
   /** JWT bearer tokens from an identity provider, besides the CLI's tokens; null when not configured. */
   readonly jwt: JwtConfig | null;
   readonly logLevel: LogLevel;
-  /** Requests per principal per window; null turns rate limiting off. */
-  readonly rateLimit: { readonly max: number; readonly windowMs: number } | null;
+  /**
+   * Requests per principal per window, and per client address for requests without a valid token
+   * (`anonymousMax`, 0 for no such limit); null turns rate limiting off.
+   */
+  readonly rateLimit: { readonly max: number; readonly windowMs: number; readonly anonymousMax: number } | null;
+  /** SQLite: the most bytes of cached pages (JSON text) kept in memory. */
+  readonly pageCacheBytes: number;
   /** Origins allowed by CORS; empty means CORS stays off. */
   readonly corsOrigins: readonly string[];
   /** Longest time a request may take to arrive and be answered. */
@@ -127,6 +134,7 @@ function jwt(env: Record<string, string | undefined>): JwtConfig | null {
     issuer,
     audience,
     clockToleranceSec: integer(env, 'JWT_CLOCK_TOLERANCE_S', 30, 0, 600),
+    maxLifetimeSec: integer(env, 'JWT_MAX_LIFETIME_S', 86_400, 1, 31_622_400),
     jwksCooldownMs: integer(env, 'JWT_JWKS_COOLDOWN_MS', 30_000, 0, 3_600_000),
   });
 }
@@ -147,6 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const rateLimitMax = integer(env, 'RATE_LIMIT_MAX', 1200, 0, 1_000_000_000);
   const rateLimitWindowMs = integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1, 86_400_000);
+  const anonymousMax = integer(env, 'RATE_LIMIT_ANONYMOUS_MAX', 600, 0, 1_000_000_000);
   return Object.freeze({
     host: env.HOST?.trim() || '127.0.0.1',
     port: integer(env, 'PORT', 3000, 0, 65535),
@@ -156,7 +165,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: redisUrl(env.REDIS_URL),
     jwt: jwt(env),
     logLevel,
-    rateLimit: rateLimitMax === 0 ? null : Object.freeze({ max: rateLimitMax, windowMs: rateLimitWindowMs }),
+    rateLimit:
+      rateLimitMax === 0 ? null : Object.freeze({ max: rateLimitMax, windowMs: rateLimitWindowMs, anonymousMax }),
+    pageCacheBytes: integer(env, 'PAGE_CACHE_BYTES', 16 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
     corsOrigins: Object.freeze(origins(env.CORS_ORIGINS)),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 10_000, 100, 600_000),
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),

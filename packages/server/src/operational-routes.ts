@@ -4,13 +4,23 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Contract } from './contract.js';
 import { sendError } from './error-handler.js';
+import type { RateLimitBackend } from './rate-limit-store.js';
 import type { Store } from './store/store.js';
 
-export async function registerOperationalRoutes(app: FastifyInstance, contract: Contract, store: Store) {
+export async function registerOperationalRoutes(
+  app: FastifyInstance,
+  contract: Contract,
+  store: Store,
+  rateLimits: RateLimitBackend | null = null,
+) {
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
   app.get('/readyz', { logLevel: 'warn' }, async (request, reply) => {
     try {
       await store.ping();
+      // Redis away is degraded, not unready: each process then limits on its own.
+      if (rateLimits?.state() === 'local') {
+        return { status: 'degraded', database: store.kind, rateLimits: 'per-process: redis is unreachable' };
+      }
       return { status: 'ok', database: store.kind };
     } catch (error) {
       request.log.warn({ err: error }, 'readiness check failed');
