@@ -8,6 +8,7 @@ export async function runServer(config: Config): Promise<void> {
   const store = await openStore(config.databaseUrl, {
     poolSize: config.databasePoolSize,
     groupCommit: config.sqliteGroupCommit,
+    pageCacheBytes: config.pageCacheBytes,
   });
   await store.migrate();
   const app = await buildApp({ config, store });

@@ -15,11 +15,15 @@ const PAGE_SELECT = `SELECT json_group_array(
     CASE WHEN tag IS NULL THEN json_object('name', name) ELSE json_object('name', name, 'tag', tag) END ORDER BY id
   ) AS json, max(id) AS lastId`;
 
-const MAX_CACHED_PAGES = 10_000;
+/** Default bound on the page cache, in bytes of cached JSON (estimated as UTF-16, plus a fixed cost per entry). */
+export const DEFAULT_PAGE_CACHE_BYTES = 16 * 1024 * 1024;
+const ENTRY_OVERHEAD_BYTES = 256;
 
 export interface SqliteOptions {
   /** Share one transaction (one fsync) among concurrent writes; off commits each write on its own. */
   groupCommit?: boolean;
+  /** Most bytes of cached pages; clients choose limit and cursor freely, so the cache is bounded in bytes. */
+  pageCacheBytes?: number;
 }
 
 /** A connection to `path` (its directory created if needed) with the settings every store connection runs on. */
@@ -65,21 +69,51 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   // connection's own writes clear what they touch.
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let seenVersion = -1;
-  const pages = new Map<string, Map<string, PlantPage>>();
-  let cachedPages = 0;
+  // An LRU by size: Map order is use order (a hit is moved to the end), the least recently used go first.
+  const pageCacheBytes = options.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES;
+  const pages = new Map<string, { owner: string; page: PlantPage; bytes: number }>();
+  const keysByOwner = new Map<string, Set<string>>();
+  let cachedBytes = 0;
+  const forget = (key: string) => {
+    const entry = pages.get(key);
+    if (!entry) return;
+    pages.delete(key);
+    cachedBytes -= entry.bytes;
+    const keys = keysByOwner.get(entry.owner);
+    keys?.delete(key);
+    if (keys?.size === 0) keysByOwner.delete(entry.owner);
+  };
+  const remember = (owner: string, key: string, page: PlantPage) => {
+    const bytes = 2 * (page.json.length + key.length) + ENTRY_OVERHEAD_BYTES;
+    if (bytes > pageCacheBytes) return;
+    forget(key);
+    while (cachedBytes + bytes > pageCacheBytes) {
+      const oldest = pages.keys().next().value;
+      if (oldest === undefined) break;
+      forget(oldest);
+    }
+    pages.set(key, { owner, page, bytes });
+    cachedBytes += bytes;
+    let keys = keysByOwner.get(owner);
+    if (!keys) {
+      keys = new Set();
+      keysByOwner.set(owner, keys);
+    }
+    keys.add(key);
+  };
   const tokensByHash = new Map<string, TokenRecord & { secretHash: Buffer }>();
   const fresh = () => {
     const version = dataVersion.get() as number;
     if (version !== seenVersion) {
       seenVersion = version;
       pages.clear();
-      cachedPages = 0;
+      keysByOwner.clear();
+      cachedBytes = 0;
       tokensByHash.clear();
     }
   };
   const changedPlantsOf = (owner: string) => {
-    cachedPages -= pages.get(owner)?.size ?? 0;
-    pages.delete(owner);
+    for (const key of [...(keysByOwner.get(owner) ?? [])]) forget(key);
   };
 
   return {
@@ -95,9 +129,13 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
         fresh();
-        const key = `${limit}:${after ?? ''}`;
-        const cached = pages.get(owner)?.get(key);
-        if (cached) return cached;
+        const key = `${owner}\u0000${limit}:${after ?? ''}`;
+        const cached = pages.get(key);
+        if (cached) {
+          pages.delete(key);
+          pages.set(key, cached);
+          return cached.page;
+        }
         const rows =
           after === undefined
             ? `SELECT id, name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ?`
@@ -113,17 +151,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
           lastId: head.lastId ?? undefined,
           hasMore: head.lastId !== null && next.get(owner, head.lastId) !== undefined,
         };
-        if (cachedPages >= MAX_CACHED_PAGES) {
-          pages.clear();
-          cachedPages = 0;
-        }
-        let ownerPages = pages.get(owner);
-        if (!ownerPages) {
-          ownerPages = new Map();
-          pages.set(owner, ownerPages);
-        }
-        ownerPages.set(key, page);
-        cachedPages += 1;
+        remember(owner, key, page);
         return page;
       },
       async delete(owner, id) {
