@@ -4,11 +4,21 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openStore } from './store/open-store.js';
 
+/**
+ * Each wait on the database (a pooled connection, a statement) gets at most 20% of the request timeout: a request
+ * makes two calls (the token, then the operation), each at most two waits, so a locked table or an exhausted pool
+ * answers 503 within REQUEST_TIMEOUT_MS with room to spare.
+ */
+export function databaseTimeoutMs(requestTimeoutMs: number): number {
+  return Math.max(50, Math.floor(requestTimeoutMs * 0.2));
+}
+
 export async function runServer(config: Config): Promise<void> {
   const store = await openStore(config.databaseUrl, {
     poolSize: config.databasePoolSize,
     groupCommit: config.sqliteGroupCommit,
     pageCacheBytes: config.pageCacheBytes,
+    timeoutMs: databaseTimeoutMs(config.requestTimeoutMs),
   });
   await store.migrate();
   const app = await buildApp({ config, store });
