@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
+import underPressure from '@fastify/under-pressure';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import openapiGlue, { type FastifyOpenapiGlueOptions } from 'fastify-openapi-glue';
 import { Redis } from 'ioredis';
@@ -12,7 +13,7 @@ import { createAnonymousLimiter } from './anonymous-limit.js';
 import { createSecurityHandlers, type SecurityHandler } from './auth.js';
 import type { Config } from './config.js';
 import { type Contract, loadContract } from './contract.js';
-import { registerErrorHandler } from './error-handler.js';
+import { registerErrorHandler, sendError } from './error-handler.js';
 import { ApiError } from './errors.js';
 import type { Handler } from './handlers/handler.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
@@ -71,10 +72,44 @@ export function checkBindings(
   }
 }
 
+function decodedKey(key: string): string | null {
+  try {
+    return decodeURIComponent(key.replaceAll('+', ' ')).toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/** The URL for the log: the value of `access_token` (however its name is percent-encoded) is redacted. */
+export function redactQuery(url: string): string {
+  const at = url.indexOf('?');
+  if (at === -1) return url;
+  const query = url
+    .slice(at + 1)
+    .split('&')
+    .map((part) => {
+      const equals = part.indexOf('=');
+      const key = equals === -1 ? part : part.slice(0, equals);
+      const decoded = decodedKey(key);
+      // A name that does not decode is redacted too: it could hide the token's name.
+      return decoded === null || decoded.includes('access_token') ? `${key}=[redacted]` : part;
+    });
+  return `${url.slice(0, at)}?${query.join('&')}`;
+}
+
 // Node's own answer to a request it cannot parse, in the contract's Error shape instead of Fastify's.
 function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
   if (!socket.writable) {
     socket.destroy();
+    return;
+  }
+  // An earlier request on this connection is still being answered (pipelining): answer in order, never over it.
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (inFlight && !inFlight.writableFinished) {
+    inFlight.once('finish', () => clientErrorHandler(error, socket));
+    inFlight.once('close', () => {
+      if (!inFlight.writableFinished) socket.destroy();
+    });
     return;
   }
   const [status, reason, message] =
@@ -85,7 +120,8 @@ function clientErrorHandler(error: Error & { code?: string }, socket: Socket): v
         : [400, 'Bad Request', 'the request could not be parsed as HTTP'];
   const body = JSON.stringify({ error: status, message });
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${randomUUID()}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
@@ -107,7 +143,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
               // A token sent in the query string is refused, and must not reach the log either.
               req: (request: FastifyRequest) => ({
                 method: request.method,
-                url: request.url.replace(/([?&]access_token=)[^&]*/gi, '$1[redacted]'),
+                url: redactQuery(request.url),
                 remoteAddress: request.ip,
               }),
             },
@@ -119,6 +155,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     trustProxy: config.trustProxy,
     clientErrorHandler,
+    // A URL Fastify cannot decode (/plants/%zz) is answered in the Error shape with the usual headers.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('cache-control', 'no-store');
+      const bad = error.code === 'FST_ERR_BAD_URL';
+      return sendError(
+        reply,
+        400,
+        bad ? 'the request URL is malformed (a bad percent-escape?)' : 'the request is malformed',
+      );
+    },
     serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) =>
       createServer(
         {
@@ -129,7 +177,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           connectionsCheckingInterval: 1_000,
         },
         handler,
-      ),
+        // With a listener here Node no longer answers `Expect: 100-continue` by itself: see sendContinue below.
+      ).on('checkContinue', handler),
   });
 
   app.decorateRequest('principal', null);
@@ -182,6 +231,24 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       reply.header('connection', 'close');
     }
   });
+
+  if (config.maxEventLoopDelayMs > 0) {
+    // Load shedding: while the event loop lags beyond the bound, answer 503 at once rather than queue without end.
+    // The lag of start-up itself (compiling the contract) is not overload: shedding starts a little after ready.
+    let readyAt = Number.POSITIVE_INFINITY;
+    app.addHook('onReady', async () => {
+      readyAt = Date.now();
+    });
+    await app.register(underPressure, {
+      maxEventLoopDelay: config.maxEventLoopDelayMs,
+      sampleInterval: 100,
+      pressureHandler: (_request, reply) => {
+        if (Date.now() - readyAt < 2_000) return undefined;
+        reply.code(503).header('retry-after', '1').type('application/json; charset=utf-8');
+        return { error: 503, message: 'the service is overloaded; retry shortly' } as never;
+      },
+    });
+  }
 
   if (config.corsOrigins.length > 0) {
     await app.register(cors, {
@@ -263,6 +330,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   }
 
+  // `Expect: 100-continue` is answered only once the token, the scope, the rate limit (all earlier hooks), the
+  // Content-Length and the Content-Type say the body will be read; else the refusal comes instead of the 100.
+  const sendContinue = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (String(request.headers.expect).toLowerCase() !== '100-continue' || reply.raw.headersSent) return;
+    if (Number(request.headers['content-length']) > BODY_LIMIT) {
+      throw new ApiError(413, `the request body is larger than ${BODY_LIMIT} bytes`);
+    }
+    if (/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) reply.raw.writeContinue();
+  };
+  app.addHook('onRoute', (route) => {
+    const existing = route.preParsing ? [route.preParsing].flat() : [];
+    route.preParsing = [...existing, sendContinue as never];
+  });
+
   await registerOperationalRoutes(app, contract, store, rateLimitBackend);
 
   await app.register(openapiGlue, {
@@ -290,7 +371,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
               body: request.body,
               params: request.params,
               query: request.query ?? {},
-              path: request.url.split('?')[0] ?? '',
+              // The route's own path, never the request target (absolute-form or with a '#', it is the client's).
+              path: request.routeOptions.url ?? '',
             } as never,
             { store },
           );

@@ -37,6 +37,8 @@ export interface Config {
    * (`anonymousMax`, 0 for no such limit); null turns rate limiting off.
    */
   readonly rateLimit: { readonly max: number; readonly windowMs: number; readonly anonymousMax: number } | null;
+  /** Event-loop delay in ms beyond which requests are shed with 503 (load shedding); 0 turns it off. */
+  readonly maxEventLoopDelayMs: number;
   /** SQLite: the most bytes of cached pages (JSON text) kept in memory. */
   readonly pageCacheBytes: number;
   /** Origins allowed by CORS; empty means CORS stays off. */
@@ -167,6 +169,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel,
     rateLimit:
       rateLimitMax === 0 ? null : Object.freeze({ max: rateLimitMax, windowMs: rateLimitWindowMs, anonymousMax }),
+    maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 1_000, 0, 600_000),
     pageCacheBytes: integer(env, 'PAGE_CACHE_BYTES', 16 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
     corsOrigins: Object.freeze(origins(env.CORS_ORIGINS)),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 10_000, 100, 600_000),

@@ -39,5 +39,12 @@ export async function registerOperationalRoutes(
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, displayOperationId: true },
     staticCSP: true,
+    uiHooks: {
+      // @fastify/swagger-ui 6.1.3 redirects /docs/static/index.html to itself when a query string follows (its regex
+      // is anchored at the end of the URL): send such requests to the page itself, without the query.
+      onRequest: async (request, reply) => {
+        if ((request.url.split('?')[0] ?? '').endsWith('/static/index.html')) return reply.redirect('/docs/');
+      },
+    },
   });
 }
