@@ -63,7 +63,7 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'the body is empty; send a JSON object' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'the Content-Length header does not match the body' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'the body is not valid JSON' },
-  FST_ERR_BAD_URL: { status: 400, message: 'the request URL is malformed' },
+  FST_ERR_BAD_URL: { status: 400, message: 'the request URL is malformed (a bad percent-escape?)' },
 };
 
 function toErrorBody(error: unknown): { status: number; message: string; headers: Record<string, string> } {
@@ -104,6 +104,18 @@ export function errorBodyText(status: number, message: string): string {
 export function sendError(reply: FastifyReply, status: number, message: string): FastifyReply {
   const body: ErrorBody = { error: status, message };
   return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * Fastify's `frameworkErrors`: what it refuses before routing (a URL it cannot decode, /plants/%zz) is answered in
+ * the Error shape too. No hook has run yet, so the headers every answer carries are set here.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.header('x-request-id', request.id);
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('cache-control', 'no-store');
+  const known = FRAMEWORK_ERRORS[error.code];
+  return sendError(reply, known?.status ?? 400, known?.message ?? 'the request is malformed');
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {
