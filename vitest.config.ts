@@ -7,6 +7,10 @@ const STORE_SUITES = [
   'packages/server/test/auth-and-errors.test.ts',
   'packages/server/test/server-socket.test.ts',
   'packages/server/test/attack-matrix.test.ts',
+  'packages/server/test/hardening/request-rules-inject.test.ts',
+  'packages/server/test/hardening/jwt-claims-strict.test.ts',
+  'packages/server/test/hardening/anonymous-rate-limit.test.ts',
+  'packages/server/test/hardening/one-answer-per-request-socket.test.ts',
 ];
 
 export default defineConfig({
