@@ -2,8 +2,8 @@
 // flood of bad tokens or bad routes ends in 429, while callers with a valid token keep their own budget.
 import { createTestApp, type TestApp } from '@plant-store/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { call } from '../../support/http.js';
+import { loadConfig } from '../../../../src/config.js';
+import { call } from '../../../support/http.js';
 
 let t: TestApp | undefined;
 afterEach(async () => {
