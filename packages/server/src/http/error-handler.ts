@@ -5,7 +5,7 @@
 import type { ErrorBody } from '@plant-store/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, StoreUnavailableError } from '../errors.js';
-import { BODY_LIMIT, JsonBodyError } from './json-body.js';
+import { BODY_TOO_LARGE_MESSAGE, JsonBodyError } from './json-body.js';
 
 interface AjvIssue {
   keyword: string;
@@ -59,7 +59,7 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
     status: 415,
     message: 'the request body must be sent with "Content-Type: application/json"',
   },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: `the request body is larger than ${BODY_LIMIT} bytes` },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: BODY_TOO_LARGE_MESSAGE },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'the body is empty; send a JSON object' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'the Content-Length header does not match the body' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'the body is not valid JSON' },

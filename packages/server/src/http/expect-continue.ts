@@ -4,12 +4,12 @@
 // and the Content-Type say the body will be read; else the refusal comes instead of the 100.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
-import { BODY_LIMIT } from './json-body.js';
+import { BODY_LIMIT, BODY_TOO_LARGE_MESSAGE } from './json-body.js';
 
 async function sendContinue(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (String(request.headers.expect).toLowerCase() !== '100-continue' || reply.raw.headersSent) return;
   if (Number(request.headers['content-length']) > BODY_LIMIT) {
-    throw new ApiError(413, `the request body is larger than ${BODY_LIMIT} bytes`);
+    throw new ApiError(413, BODY_TOO_LARGE_MESSAGE);
   }
   if (/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) reply.raw.writeContinue();
 }

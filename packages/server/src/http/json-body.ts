@@ -11,6 +11,9 @@ import type { ContractOperation } from '../openapi-document.js';
 /** The contract's limit on request bodies, in bytes (413 beyond it). */
 export const BODY_LIMIT = 16_384;
 
+/** What a client is told when its body is over BODY_LIMIT (read, or announced by Content-Length). */
+export const BODY_TOO_LARGE_MESSAGE = `the request body is larger than ${BODY_LIMIT} bytes`;
+
 export class JsonBodyError extends Error {
   override name = 'JsonBodyError';
 }

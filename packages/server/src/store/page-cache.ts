@@ -58,11 +58,6 @@ export class PageCache {
     this.#bytes = 0;
   }
 
-  /** Bytes held now (as estimated); never more than the bound. */
-  get bytes(): number {
-    return this.#bytes;
-  }
-
   static #id(owner: string, key: string): string {
     return `${owner}\u0000${key}`;
   }

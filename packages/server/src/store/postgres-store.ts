@@ -21,7 +21,7 @@ export interface PostgresOptions {
 }
 
 /** The deadline of a database call when none is given. */
-export const DEFAULT_POSTGRES_TIMEOUT_MS = 5_000;
+const DEFAULT_POSTGRES_TIMEOUT_MS = 5_000;
 
 // Errors that mean the database cannot be reached right now, as opposed to a bug in a query.
 function isUnavailable(error: unknown): boolean {
