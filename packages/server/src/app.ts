@@ -234,7 +234,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   if (config.maxEventLoopDelayMs > 0) {
     // Load shedding: while the event loop lags beyond the bound, answer 503 at once rather than queue without end.
-    // The lag of start-up itself (compiling the contract) is not overload: shedding starts a little after ready.
+    // The lag of start-up and warm-up (compiling the contract, first requests) is not overload: shedding starts
+    // five seconds after ready.
     let readyAt = Number.POSITIVE_INFINITY;
     app.addHook('onReady', async () => {
       readyAt = Date.now();
@@ -243,7 +244,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       maxEventLoopDelay: config.maxEventLoopDelayMs,
       sampleInterval: 100,
       pressureHandler: (_request, reply) => {
-        if (Date.now() - readyAt < 2_000) return undefined;
+        if (Date.now() - readyAt < 5_000) return undefined;
         reply.code(503).header('retry-after', '1').type('application/json; charset=utf-8');
         return { error: 503, message: 'the service is overloaded; retry shortly' } as never;
       },
