@@ -181,7 +181,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel,
     rateLimit:
       rateLimitMax === 0 ? null : Object.freeze({ max: rateLimitMax, windowMs: rateLimitWindowMs, anonymousMax }),
-    maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 1_000, 0, 600_000),
+    maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 2_000, 0, 600_000),
     pageCacheBytes: integer(env, 'PAGE_CACHE_BYTES', DEFAULT_PAGE_CACHE_BYTES, 0, 4 * 1024 * 1024 * 1024),
     corsOrigins: Object.freeze(origins(env.CORS_ORIGINS)),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 10_000, 100, 600_000),

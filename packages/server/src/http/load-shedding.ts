@@ -1,12 +1,12 @@
 // Load shedding: while the event loop lags beyond MAX_EVENT_LOOP_DELAY_MS, requests are answered 503 with
-// Retry-After at once (@fastify/under-pressure) rather than queued without bound. The lag of start-up itself
-// (compiling the contract) is not overload: shedding starts a little after the app is ready.
+// Retry-After at once (@fastify/under-pressure) rather than queued without bound. The lag of start-up and warm-up
+// (compiling the contract, first requests) is not overload: shedding starts five seconds after ready.
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance } from 'fastify';
 import { errorBodyText } from './error-handler.js';
 
-/** How long after ready the start-up lag is still forgiven. */
-const WARM_UP_MS = 2_000;
+/** How long after ready the start-up and warm-up lag is still forgiven. */
+const WARM_UP_MS = 5_000;
 
 export async function registerLoadShedding(app: FastifyInstance, maxEventLoopDelayMs: number): Promise<void> {
   if (maxEventLoopDelayMs <= 0) return;

@@ -7,8 +7,8 @@ let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp({ env: { MAX_EVENT_LOOP_DELAY_MS: '200' } });
   await t.app.ready();
-  // Shedding starts a little after ready (start-up itself blocks the loop).
-  await new Promise((resolve) => setTimeout(resolve, 2_200));
+  // Shedding starts five seconds after ready (start-up itself blocks the loop).
+  await new Promise((resolve) => setTimeout(resolve, 5_200));
 });
 afterAll(async () => {
   await t?.close();

@@ -49,7 +49,8 @@ describe('rate limits while Redis is unreachable', () => {
       await response.arrayBuffer();
     }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
-    expect(slowest).toBeLessThan(500);
+    // Not the 0.1-4 s per call of a queueing client; generous for a loaded two-core machine.
+    expect(slowest).toBeLessThan(1_000);
     const ready = await fetch(`${server!.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: 'degraded', database: 'sqlite' });
