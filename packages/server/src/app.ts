@@ -9,11 +9,13 @@ import { createJwtVerifier } from './auth/jwt.js';
 import { type BoundHandler, checkBindings, operationResolver } from './bindings.js';
 import type { Config } from './config.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
-import { clientErrorHandler } from './http/client-errors.js';
+import { clientErrorHandler, registerCloseAfterEarlyAnswer } from './http/client-errors.js';
 import { registerCors } from './http/cors.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import { frameworkErrors, registerErrorHandler } from './http/error-handler.js';
+import { registerExpectContinue } from './http/expect-continue.js';
 import { httpServerFactory } from './http/http-server.js';
 import { BODY_LIMIT, registerJsonBodyParser } from './http/json-body.js';
+import { registerLoadShedding } from './http/load-shedding.js';
 import { loggerOptions } from './http/logger.js';
 import { registerNotFoundHandler } from './http/not-found.js';
 import { registerOperationalRoutes } from './http/operational-routes.js';
@@ -48,30 +50,40 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: requestId,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT,
-    exposeHeadRoutes: false,
+    // HEAD works wherever GET does (RFC 9110; load balancers probe with it), with no body.
+    exposeHeadRoutes: true,
     return503OnClosing: false,
     trustProxy: config.trustProxy,
     clientErrorHandler,
+    frameworkErrors,
     serverFactory: httpServerFactory(config),
   });
 
-  // Before anything can fail: errors and unknown routes must answer in the contract's Error shape.
+  // Before anything can fail: errors must answer in the contract's Error shape.
   app.decorateRequest('principal', null);
   registerValidation(app);
   registerErrorHandler(app);
-  registerNotFoundHandler(app, contract.operations);
-  registerJsonBodyParser(app);
+  registerJsonBodyParser(app, contract.operations);
 
   registerRequestIdHeader(app);
   await registerSecurityHeaders(app);
+  // Unknown routes and refused methods are answered in onRequest, before any body is read: after the hooks above,
+  // so those answers carry the same headers.
+  registerNotFoundHandler(app, contract.operations);
+  registerCloseAfterEarlyAnswer(app);
+  await registerLoadShedding(app, config.maxEventLoopDelayMs);
   await registerCors(
     app,
     config.corsOrigins,
     contract.operations.map((operation) => operation.method),
   );
-  if (config.rateLimit) await registerRateLimit(app, { ...config.rateLimit, redis: options.redis });
+  const rateLimits = config.rateLimit
+    ? await registerRateLimit(app, { ...config.rateLimit, redis: options.redis })
+    : null;
+  // Last of the hooks before the body: only then is `Expect: 100-continue` answered.
+  registerExpectContinue(app);
 
-  await registerOperationalRoutes(app, contract, store);
+  await registerOperationalRoutes(app, contract, store, rateLimits);
   await app.register(openapiGlue, {
     specification: structuredClone(contract.document),
     operationResolver: operationResolver(contract, handlers, securityHandlers, store),

@@ -86,7 +86,8 @@ export function operationResolver(
           body: request.body,
           params: request.params,
           query: request.query ?? {},
-          path: request.url.split('?')[0] ?? '',
+          // The route's own path, never the request target (absolute-form or with a '#', it is the client's).
+          path: request.routeOptions.url ?? '',
         };
         // Cast: Fastify has validated `input` against this operation's schemas, which is the handler's input type;
         // the compiler cannot follow that from a runtime operationId.

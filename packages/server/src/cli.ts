@@ -48,7 +48,14 @@ async function withStore<T>(config: Config, work: (store: Store, applied: number
 
 function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>, positionals = 0) {
   try {
-    const parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true });
+    const parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true, tokens: true });
+    // parseArgs keeps the last of a repeated option silently; each option here takes one value, given once.
+    const seen = new Set<string>();
+    for (const token of parsed.tokens ?? []) {
+      if (token.kind !== 'option') continue;
+      if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once; give it once`);
+      seen.add(token.name);
+    }
     if (parsed.positionals.length > positionals) {
       throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`);
     }

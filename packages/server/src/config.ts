@@ -1,6 +1,18 @@
 // Configuration: read from the environment once, at start-up, validated into a frozen object that is passed in.
 // A bad value stops start-up with a message naming the variable and what it accepts.
 
+/** SQLite: the page cache's default bound, in bytes (PAGE_CACHE_BYTES). */
+export const DEFAULT_PAGE_CACHE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The deadline of each wait on the database (a pooled connection, a statement, a lock): 20% of the request timeout.
+ * A request makes two calls (the token, then the operation), each at most two waits, so a locked table or an
+ * exhausted pool answers 503 within REQUEST_TIMEOUT_MS with room to spare.
+ */
+export function databaseTimeoutMs(requestTimeoutMs: number): number {
+  return Math.max(50, Math.floor(requestTimeoutMs * 0.2));
+}
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /** Verification of identity-provider JWTs; exactly one of jwksUrl, publicKey and secret is set. */
@@ -12,6 +24,8 @@ export interface JwtConfig {
   readonly issuer: string;
   readonly audience: string;
   readonly clockToleranceSec: number;
+  /** Longest lifetime (exp - iat, or exp - now without iat) a token may have, in seconds. */
+  readonly maxLifetimeSec: number;
   /** Least time between two JWKS fetches, even for unknown key ids (protects the identity provider). */
   readonly jwksCooldownMs: number;
 }
@@ -30,8 +44,15 @@ export interface Config {
   /** JWT bearer tokens from an identity provider, besides the CLI's tokens; null when not configured. */
   readonly jwt: JwtConfig | null;
   readonly logLevel: LogLevel;
-  /** Requests per principal per window; null turns rate limiting off. */
-  readonly rateLimit: { readonly max: number; readonly windowMs: number } | null;
+  /**
+   * Requests per principal per window, and per client address for requests without a valid token
+   * (`anonymousMax`, 0 for no such limit); null turns rate limiting off.
+   */
+  readonly rateLimit: { readonly max: number; readonly windowMs: number; readonly anonymousMax: number } | null;
+  /** Event-loop delay in ms beyond which requests are shed with 503 (load shedding); 0 turns it off. */
+  readonly maxEventLoopDelayMs: number;
+  /** SQLite: the most bytes of cached pages (JSON text) kept in memory. */
+  readonly pageCacheBytes: number;
   /** Origins allowed by CORS; empty means CORS stays off. */
   readonly corsOrigins: readonly string[];
   /** Longest time a request may take to arrive and be answered. */
@@ -127,6 +148,7 @@ function jwt(env: Record<string, string | undefined>): JwtConfig | null {
     issuer,
     audience,
     clockToleranceSec: integer(env, 'JWT_CLOCK_TOLERANCE_S', 30, 0, 600),
+    maxLifetimeSec: integer(env, 'JWT_MAX_LIFETIME_S', 86_400, 1, 31_622_400),
     jwksCooldownMs: integer(env, 'JWT_JWKS_COOLDOWN_MS', 30_000, 0, 3_600_000),
   });
 }
@@ -147,6 +169,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const rateLimitMax = integer(env, 'RATE_LIMIT_MAX', 1200, 0, 1_000_000_000);
   const rateLimitWindowMs = integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1, 86_400_000);
+  const anonymousMax = integer(env, 'RATE_LIMIT_ANONYMOUS_MAX', 600, 0, 1_000_000_000);
   return Object.freeze({
     host: env.HOST?.trim() || '127.0.0.1',
     port: integer(env, 'PORT', 3000, 0, 65535),
@@ -156,7 +179,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: redisUrl(env.REDIS_URL),
     jwt: jwt(env),
     logLevel,
-    rateLimit: rateLimitMax === 0 ? null : Object.freeze({ max: rateLimitMax, windowMs: rateLimitWindowMs }),
+    rateLimit:
+      rateLimitMax === 0 ? null : Object.freeze({ max: rateLimitMax, windowMs: rateLimitWindowMs, anonymousMax }),
+    maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 2_000, 0, 600_000),
+    pageCacheBytes: integer(env, 'PAGE_CACHE_BYTES', DEFAULT_PAGE_CACHE_BYTES, 0, 4 * 1024 * 1024 * 1024),
     corsOrigins: Object.freeze(origins(env.CORS_ORIGINS)),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 10_000, 100, 600_000),
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),

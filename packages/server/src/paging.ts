@@ -4,7 +4,8 @@ import { toInt64 } from './int64.js';
 
 const PREFIX = 'v1:';
 
-function encodeCursor(lastId: bigint): string {
+/** The cursor naming `lastId`; tests forge cursors with it. */
+export function encodeCursor(lastId: bigint): string {
   return Buffer.from(`${PREFIX}${lastId}`, 'utf8').toString('base64url');
 }
 

@@ -3,7 +3,7 @@
 // close-with-grace's; what it does not know about Node's HTTP server is in idle-connection-guard.ts.
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
-import type { Config } from './config.js';
+import { type Config, databaseTimeoutMs } from './config.js';
 import { createRateLimitRedis } from './http/rate-limit.js';
 import { guardIdleConnections } from './idle-connection-guard.js';
 import { openStore } from './store/open-store.js';
@@ -29,6 +29,8 @@ export async function runServer(config: Config): Promise<void> {
   const store = await openStore(config.databaseUrl, {
     poolSize: config.databasePoolSize,
     groupCommit: config.sqliteGroupCommit,
+    pageCacheBytes: config.pageCacheBytes,
+    timeoutMs: databaseTimeoutMs(config.requestTimeoutMs),
   });
   await store.migrate();
   // With REDIS_URL the rate-limit counters are shared by every instance; without it each process counts on its own.

@@ -53,6 +53,15 @@ export function createSecurityHandlers(
             { 'www-authenticate': `Bearer ${REALM}, error="invalid_request"` },
           );
         }
+        // Node keeps only the first of several Authorization headers; which one counts must not be a guess.
+        const raw = request.raw.rawHeaders;
+        let authorizations = 0;
+        for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') authorizations++;
+        if (authorizations > 1) {
+          throw new ApiError(400, 'send exactly one Authorization header', {
+            'www-authenticate': `Bearer ${REALM}, error="invalid_request"`,
+          });
+        }
         const header = request.headers.authorization;
         if (!header) throw unauthorized('missing Authorization header; send "Authorization: Bearer <token>"');
         if (!/^bearer(\s|$)/i.test(header)) throw unauthorized('the Authorization header must use the Bearer scheme');

@@ -4,6 +4,7 @@
 import { SCOPES, type Scope } from '@plant-store/contract';
 import { createRemoteJWKSet, errors, importSPKI, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { JwtConfig } from '../config.js';
+import { assertValidSubject } from './tokens.js';
 
 export type JwtResult =
   | { ok: true; principal: { subject: string; scopes: Scope[] } }
@@ -44,13 +45,30 @@ export async function createJwtVerifier(config: JwtConfig): Promise<JwtVerifier>
   }
   return async (token) => {
     try {
-      const { payload } = await jwtVerify(token, key as JWTVerifyGetKey, {
+      const { payload, protectedHeader } = await jwtVerify(token, key as JWTVerifyGetKey, {
         issuer: config.issuer,
         audience: config.audience,
         clockTolerance: config.clockToleranceSec,
         algorithms: [...algorithms],
+        // A token that never expires is refused; so is one issued in the future.
+        requiredClaims: ['exp', 'sub'],
       });
-      if (typeof payload.sub !== 'string' || payload.sub.length === 0) return { ok: false, reason: 'invalid' };
+      // An access token: `typ` absent, JWT or at+jwt (RFC 9068); ID tokens, logout tokens and the like are not.
+      const typ = protectedHeader.typ?.toLowerCase().replace(/^application\//, '');
+      if (typ !== undefined && typ !== 'jwt' && typ !== 'at+jwt') return { ok: false, reason: 'invalid' };
+      const now = Math.floor(Date.now() / 1000);
+      if (typeof payload.iat === 'number' && payload.iat > now + config.clockToleranceSec) {
+        return { ok: false, reason: 'invalid' };
+      }
+      const lifetime = (payload.exp as number) - (typeof payload.iat === 'number' ? payload.iat : now);
+      if (lifetime > config.maxLifetimeSec) return { ok: false, reason: 'invalid' };
+      // The subject follows the CLI's rules: 1-200 characters, no controls (U+0000 included), no outer space.
+      if (typeof payload.sub !== 'string') return { ok: false, reason: 'invalid' };
+      try {
+        assertValidSubject(payload.sub);
+      } catch {
+        return { ok: false, reason: 'invalid' };
+      }
       return { ok: true, principal: { subject: payload.sub, scopes: scopesOf(payload.scope ?? payload.scp) } };
     } catch (error) {
       if (error instanceof errors.JWTExpired) return { ok: false, reason: 'expired' };

@@ -5,7 +5,7 @@
 import type { ErrorBody } from '@plant-store/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, StoreUnavailableError } from '../errors.js';
-import { BODY_LIMIT, JsonBodyError } from './json-body.js';
+import { BODY_TOO_LARGE_MESSAGE, JsonBodyError } from './json-body.js';
 
 interface AjvIssue {
   keyword: string;
@@ -73,11 +73,11 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
     status: 415,
     message: 'the request body must be sent with "Content-Type: application/json"',
   },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: `the request body is larger than ${BODY_LIMIT} bytes` },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: BODY_TOO_LARGE_MESSAGE },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'the body is empty; send a JSON object' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'the Content-Length header does not match the body' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'the body is not valid JSON' },
-  FST_ERR_BAD_URL: { status: 400, message: 'the request URL is malformed' },
+  FST_ERR_BAD_URL: { status: 400, message: 'the request URL is malformed (a bad percent-escape?)' },
 };
 
 function toErrorBody(error: unknown): {
@@ -125,6 +125,18 @@ export function errorBodyText(status: number, message: string): string {
 export function sendError(reply: FastifyReply, status: number, message: string, details?: ErrorDetail[]): FastifyReply {
   const body: ErrorBody = { error: status, message, ...(details ? { details } : {}) };
   return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * Fastify's `frameworkErrors`: what it refuses before routing (a URL it cannot decode, /plants/%zz) is answered in
+ * the Error shape too. No hook has run yet, so the headers every answer carries are set here.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.header('x-request-id', request.id);
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('cache-control', 'no-store');
+  const known = FRAMEWORK_ERRORS[error.code];
+  return sendError(reply, known?.status ?? 400, known?.message ?? 'the request is malformed');
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {

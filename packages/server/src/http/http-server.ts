@@ -1,4 +1,5 @@
-// The Node HTTP server under Fastify, with the timeouts that cut slow clients off.
+// The Node HTTP server under Fastify, with the timeouts that cut slow clients off, and `Expect: 100-continue` left
+// to the app (expect-continue.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
 
@@ -16,5 +17,6 @@ export function httpServerFactory(config: Timeouts) {
         connectionsCheckingInterval: 1_000,
       },
       handler,
-    );
+      // With a listener here Node no longer answers `Expect: 100-continue` by itself: see expect-continue.ts.
+    ).on('checkContinue', handler);
 }

@@ -1,57 +1,244 @@
 // Parses JSON request bodies exactly: integers beyond 2^53 become bigint instead of being rounded, and keys that
 // could pollute prototypes are refused. JSON.parse alone would turn 9007199254740993 into 9007199254740992.
+// The cost is linear in the body size whatever the body holds: one single-pass scan (no regex over the text) finds
+// the number literals that need care and the nesting depth, then V8's own JSON.parse, then, only when the scan found
+// something, one walk over the parsed values.
 import { randomBytes } from 'node:crypto';
-import { INTEGER_TEXT } from '@plant-store/contract';
 import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../errors.js';
+import type { ContractOperation } from '../openapi-document.js';
 
 /** The contract's limit on request bodies, in bytes (413 beyond it). */
 export const BODY_LIMIT = 16_384;
+
+/** What a client is told when its body is over BODY_LIMIT (read, or announced by Content-Length). */
+export const BODY_TOO_LARGE_MESSAGE = `the request body is larger than ${BODY_LIMIT} bytes`;
 
 export class JsonBodyError extends Error {
   override name = 'JsonBodyError';
 }
 
-// A JSON string literal, or a number token; strings are matched first so digits inside them are left alone.
-const TOKEN = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
-const LONG_DIGITS = /\d{16}/;
+/** Deeper bodies are refused: the contract's bodies are flat, and deep nesting costs JSON.parse more per byte. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * At most this many integers beyond 2^53 in one body (the contract's bodies hold one id): each costs a rewrite and a
+ * bigint, so without a bound a body of nothing else would cost several times an ordinary one.
+ */
+export const MAX_EXACT_INTEGERS = 16;
+
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-function isUnsafeInteger(token: string): boolean {
-  if (!INTEGER_TEXT.test(token)) return false;
-  const value = BigInt(token);
-  return value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER);
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+const LOWER_E = 0x65;
+const UPPER_E = 0x45;
+const PLUS = 0x2b;
+
+const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
+
+/**
+ * One pass over `text`: the positions (start, end pairs) of the integer literals JSON.parse would round, and checks
+ * of the nesting depth and of whole numbers written with a fraction or exponent. Strings are skipped with indexOf.
+ */
+function scan(text: string): number[] {
+  const unsafe: number[] = [];
+  let depth = 0;
+  let i = 0;
+  const length = text.length;
+  while (i < length) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      // Skip the string: the next quote not escaped by an odd run of backslashes. Each character is looked at a
+      // bounded number of times (the backward count only covers the run since this string's last quote).
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1) {
+        let slashes = 0;
+        while (text.charCodeAt(end - 1 - slashes) === BACKSLASH) slashes++;
+        if (slashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      if (end === -1) return unsafe; // unterminated: JSON.parse reports it
+      i = end + 1;
+    } else if (code === 0x5b || code === 0x7b) {
+      depth++;
+      if (depth > MAX_JSON_DEPTH) throw new JsonBodyError(`the body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+      i++;
+    } else if (code === 0x5d || code === 0x7d) {
+      depth--;
+      i++;
+    } else if (code === MINUS || (code >= ZERO && code <= NINE)) {
+      const start = i;
+      if (code === MINUS) i++;
+      const digitsStart = i;
+      // Counted on the way, so whether a fraction is a whole number is mostly known without converting the text.
+      let next = text.charCodeAt(i);
+      while (next >= ZERO && next <= NINE) next = text.charCodeAt(++i);
+      const digits = i - digitsStart;
+      let fractionDigits = 0;
+      let exponent = 0;
+      let exact = true;
+      let significant = 0;
+      let trailingZeros = 0;
+      if (next === DOT || next === LOWER_E || next === UPPER_E) {
+        // Only numbers with a fraction or exponent look at their integer digits a second time.
+        for (let at = digitsStart; at < i; at++) {
+          const digit = text.charCodeAt(at);
+          if (digit !== ZERO || significant > 0) significant++;
+          trailingZeros = digit === ZERO ? trailingZeros + 1 : 0;
+        }
+      }
+      if (next === DOT) {
+        exact = false;
+        next = text.charCodeAt(++i);
+        while (next >= ZERO && next <= NINE) {
+          if (next !== ZERO || significant > 0) significant++;
+          trailingZeros = next === ZERO ? trailingZeros + 1 : 0;
+          fractionDigits++;
+          next = text.charCodeAt(++i);
+        }
+      }
+      if (next === LOWER_E || next === UPPER_E) {
+        exact = false;
+        next = text.charCodeAt(++i);
+        const negative = next === MINUS;
+        if (next === PLUS || next === MINUS) next = text.charCodeAt(++i);
+        while (next >= ZERO && next <= NINE) {
+          if (exponent < 10_000) exponent = exponent * 10 + (next - ZERO);
+          next = text.charCodeAt(++i);
+        }
+        if (negative) exponent = -exponent;
+      }
+      if (exact) {
+        // Up to 15 digits are always safe, 17 or more never; 16 are compared with 2^53 - 1 as text.
+        if (digits > 16 || (digits === 16 && text.slice(digitsStart, i) > MAX_SAFE_DIGITS)) {
+          if (unsafe.push(start, i) > 2 * MAX_EXACT_INTEGERS) {
+            throw new JsonBodyError(`the body holds more than ${MAX_EXACT_INTEGERS} integers beyond 2^53`);
+          }
+        }
+      } else if (
+        significant === 0 ||
+        (significant <= 15 && exponent >= -300 && exponent <= 300
+          ? exponent - fractionDigits + trailingZeros >= 0 // exact in a double: whole iff no digit is left over
+          : Number.isInteger(Number(text.slice(start, i))))
+      ) {
+        // Decided from the number as written: 1.0, 1e2 or 5.0000000000000001 is not an integer literal, and JSON.parse
+        // would hand on a rounded whole number. The contract has no field that takes a non-integer number.
+        throw new JsonBodyError(
+          `the number ${text.slice(start, Math.min(i, start + 40))} is written with a fraction or an exponent; ` +
+            'integers such as "id" must be written as plain integer literals',
+        );
+      }
+    } else {
+      i++;
+    }
+  }
+  return unsafe;
+}
+
+// String.prototype.isWellFormed (ES2024, Node 20+): false when the string holds a lone surrogate.
+const isWellFormed = (text: string) => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/** Checks keys and strings, and turns marker strings back into bigint, in place. */
+function walk(value: unknown, marker: string, checkStrings: boolean): unknown {
+  if (typeof value === 'string') {
+    if (marker !== '' && value.startsWith(marker)) return BigInt(value.slice(marker.length));
+    if (checkStrings && !isWellFormed(value)) {
+      throw new JsonBodyError('the body holds a string with a lone UTF-16 surrogate (\\ud800-\\udfff)');
+    }
+    return value;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) value[index] = walk(value[index], marker, checkStrings);
+    return value;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (FORBIDDEN_KEYS.has(key)) throw new JsonBodyError(`the key "${key}" is not allowed in a request body`);
+    if (checkStrings && !isWellFormed(key)) {
+      throw new JsonBodyError('the body holds a key with a lone UTF-16 surrogate (\\ud800-\\udfff)');
+    }
+    record[key] = walk(record[key], marker, checkStrings);
+  }
+  return record;
 }
 
 /** Parses `text` as JSON; integer literals outside the safe range come back as bigint. */
 export function parseJsonExact(text: string): unknown {
-  const needsBigints = LONG_DIGITS.test(text);
-  // A random marker per parse: a client cannot forge it inside a string to smuggle in a bigint.
-  const marker = needsBigints ? `~int64~${randomBytes(8).toString('hex')}:` : '';
-  const source = needsBigints
-    ? text.replace(TOKEN, (token) => (token[0] !== '"' && isUnsafeInteger(token) ? `"${marker}${token}"` : token))
-    : text;
-  const guardKeys = needsBigints || text.includes('__proto__') || text.includes('constructor') || text.includes('\\u');
+  const unsafe = scan(text);
+  // Escapes can spell forbidden keys and lone surrogates; raw text from a strict UTF-8 decoder holds no surrogates.
+  const checkStrings = text.includes('\\u');
+  // The marker that turns a rewritten integer back into a bigint must be one no client string can start with: a
+  // lone surrogate, when the text has none and no escapes that could spell one; else a random one per parse.
+  const marker =
+    unsafe.length === 0
+      ? ''
+      : !checkStrings && isWellFormed(text)
+        ? '\udfff'
+        : `~${randomBytes(6).toString('base64url')}`;
+  let source = text;
+  if (unsafe.length > 0) {
+    let rewritten = '';
+    let at = 0;
+    for (let index = 0; index < unsafe.length; index += 2) {
+      const start = unsafe[index]!;
+      const end = unsafe[index + 1]!;
+      rewritten += `${text.slice(at, start)}"${marker}${text.slice(start, end)}"`;
+      at = end;
+    }
+    source = rewritten + text.slice(at);
+  }
+  const needsWalk =
+    marker !== '' ||
+    checkStrings ||
+    text.includes('__proto__') ||
+    text.includes('constructor') ||
+    text.includes('prototype');
+  let parsed: unknown;
   try {
-    if (!guardKeys) return JSON.parse(source);
-    return JSON.parse(source, function revive(key, value) {
-      if (FORBIDDEN_KEYS.has(key)) throw new JsonBodyError(`the key "${key}" is not allowed in a request body`);
-      if (needsBigints && typeof value === 'string' && value.startsWith(marker))
-        return BigInt(value.slice(marker.length));
-      return value;
-    });
+    parsed = JSON.parse(source);
   } catch (error) {
-    if (error instanceof JsonBodyError) throw error;
     throw new JsonBodyError(`the body is not valid JSON (${(error as Error).message})`);
   }
+  return needsWalk ? walk(parsed, marker, checkStrings) : parsed;
 }
 
-/** Makes parseJsonExact the only body parser: anything but application/json is a 415, an empty body a 400. */
-export function registerJsonBodyParser(app: FastifyInstance): void {
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Makes parseJsonExact the only body parser: anything but application/json is a 415, and so is a charset other than
+ * UTF-8 (JSON's only encoding, RFC 8259); invalid UTF-8 bytes are a 400, never replaced. An empty body is a 400 for
+ * an operation that takes a body, and no body at all for one that takes none (DELETE), whatever Content-Type says.
+ */
+export function registerJsonBodyParser(app: FastifyInstance, operations: readonly ContractOperation[]): void {
+  const bodyRequired = new Map(
+    operations.map((operation) => [operation.operationId as string, operation.bodyRequired]),
+  );
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    if (body === '') return done(new JsonBodyError('the body is empty; send a JSON object'), undefined);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers['content-type'] ?? '')?.[1];
+    if (charset !== undefined && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+      return done(new ApiError(415, `the request body must be UTF-8 JSON; charset "${charset}" is not accepted`));
+    }
+    const bytes = body as Buffer;
+    if (bytes.length === 0) {
+      const operationId = (request.routeOptions.config as { operationId?: string } | undefined)?.operationId;
+      if (operationId !== undefined && bodyRequired.get(operationId) === false) return done(null, undefined);
+      return done(new JsonBodyError('the body is empty; send a JSON object'), undefined);
+    }
+    let text: string;
     try {
-      done(null, parseJsonExact(body as string));
+      text = UTF8.decode(bytes);
+    } catch {
+      return done(new JsonBodyError('the body is not valid UTF-8'), undefined);
+    }
+    try {
+      done(null, parseJsonExact(text));
     } catch (error) {
       done(error as Error, undefined);
     }

@@ -1,5 +1,5 @@
 // Answers requests no route matched: 405 with Allow when the path exists under other methods, 404 otherwise.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ContractOperation } from '../openapi-document.js';
 import { sendError } from './error-handler.js';
 
@@ -16,7 +16,7 @@ export function registerNotFoundHandler(app: FastifyInstance, operations: readon
     entry.methods.push(operation.method);
     paths.set(operation.path, entry);
   }
-  app.setNotFoundHandler((request, reply) => {
+  const answer = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '';
     for (const { pattern, methods } of paths.values()) {
       if (pattern.test(path)) {
@@ -25,5 +25,10 @@ export function registerNotFoundHandler(app: FastifyInstance, operations: readon
       }
     }
     return sendError(reply, 404, `no route ${request.method} ${path}; see /openapi.json for the API`);
+  };
+  // Answered in onRequest, before any body is read or parsed: a body sent to no route costs nothing.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return answer(request, reply);
   });
+  app.setNotFoundHandler(answer);
 }

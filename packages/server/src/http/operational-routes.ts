@@ -5,12 +5,22 @@ import type { FastifyInstance } from 'fastify';
 import type { Contract } from '../openapi-document.js';
 import type { Store } from '../store/store.js';
 import { sendError } from './error-handler.js';
+import type { RateLimitBackend } from './rate-limit-store.js';
 
-export async function registerOperationalRoutes(app: FastifyInstance, contract: Contract, store: Store) {
+export async function registerOperationalRoutes(
+  app: FastifyInstance,
+  contract: Contract,
+  store: Store,
+  rateLimits: RateLimitBackend | null = null,
+) {
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
   app.get('/readyz', { logLevel: 'warn' }, async (request, reply) => {
     try {
       await store.ping();
+      // Redis away is degraded, not unready: each process then limits on its own.
+      if (rateLimits?.state() === 'local') {
+        return { status: 'degraded', database: store.kind, rateLimits: 'per-process: redis is unreachable' };
+      }
       return { status: 'ok', database: store.kind };
     } catch (error) {
       request.log.warn({ err: error }, 'readiness check failed');
@@ -29,5 +39,12 @@ export async function registerOperationalRoutes(app: FastifyInstance, contract: 
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, displayOperationId: true },
     staticCSP: true,
+    uiHooks: {
+      // @fastify/swagger-ui 6.1.3 redirects /docs/static/index.html to itself when a query string follows (its regex
+      // is anchored at the end of the URL): send such requests to the page itself, without the query.
+      onRequest: async (request, reply) => {
+        if ((request.url.split('?')[0] ?? '').endsWith('/static/index.html')) return reply.redirect('/docs/');
+      },
+    },
   });
 }

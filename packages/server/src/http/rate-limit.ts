@@ -1,35 +1,62 @@
-// Rate limits per principal. The counters live in the Redis client passed in (shared by every instance) or, without
-// one, in this process. The caller owns the client: it creates it from REDIS_URL and closes it, like the store.
+// Rate limits per principal, and per client address for requests without a valid token (anonymous-limit.ts). The
+// counters live in the Redis client passed in (shared by every instance) or, without one, in this process. The
+// caller owns the client: it creates it from REDIS_URL (createRateLimitRedis) and closes it, like the store. While
+// Redis is unreachable each process counts on its own (rate-limit-store.ts), and /readyz says degraded.
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { ApiError } from '../errors.js';
+import { registerAnonymousLimit } from './anonymous-limit.js';
+import { createFallbackStore, type RateLimitBackend } from './rate-limit-store.js';
 
 export interface RateLimitOptions {
   max: number;
   windowMs: number;
+  /** Requests per client address and window that end without a valid token; 0 for no such limit. */
+  anonymousMax: number;
   redis?: Redis | undefined;
 }
 
-/** A Redis client for shared rate limits: fails fast, so an unreachable Redis never holds a request up. */
+/**
+ * A Redis client for shared rate limits that fails fast: no offline queue and a 50 ms command timeout, so an
+ * unreachable Redis never holds a request up (ioredis would otherwise queue commands while offline).
+ */
 export function createRateLimitRedis(url: string): Redis {
-  return new Redis(url, { connectTimeout: 1_000, maxRetriesPerRequest: 1, lazyConnect: false });
+  return new Redis(url, {
+    connectTimeout: 1_000,
+    commandTimeout: 50,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    lazyConnect: false,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+  });
 }
 
-export async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
+/** Registers the limits; the backend tells readiness whether counters are shared (null without Redis). */
+export async function registerRateLimit(
+  app: FastifyInstance,
+  options: RateLimitOptions,
+): Promise<RateLimitBackend | null> {
+  if (options.anonymousMax > 0) registerAnonymousLimit(app, { max: options.anonymousMax, windowMs: options.windowMs });
   const { redis } = options;
-  if (redis) redis.on('error', (error) => app.log.warn({ err: error }, 'redis for rate limits is unreachable'));
+  const fallback = redis
+    ? createFallbackStore(redis, 'plant-store:rate:', {
+        warn: (message) => app.log.warn(message),
+        info: (message) => app.log.info(message),
+      })
+    : undefined;
   await app.register(rateLimit, {
-    // skipOnError: an unreachable Redis lets requests through rather than failing them.
-    ...(redis ? { redis, nameSpace: 'plant-store:rate:', skipOnError: true } : {}),
+    ...(fallback ? { store: fallback.Store } : {}),
     global: true,
     // After authentication (onRequest), before the body is read: limits are per principal.
     hook: 'preParsing',
     max: options.max,
     timeWindow: options.windowMs,
+    // Requests without a principal are counted per address by the anonymous limit instead.
     allowList: (request) => request.principal === null,
     keyGenerator: (request) => `principal:${request.principal?.subject ?? request.ip}`,
     errorResponseBuilder: (_request, context) =>
       new ApiError(429, `rate limit of ${context.max} requests exceeded; retry in ${context.after}`),
   });
+  return fallback?.backend ?? null;
 }

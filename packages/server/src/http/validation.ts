@@ -2,8 +2,9 @@
 // Bodies are validated strictly, with no coercion at all; path and query strings are coerced to their declared
 // types because they only ever arrive as text. int64 values are checked exactly, never through a rounded number.
 
+import { INTEGER_TEXT } from '@plant-store/contract';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { DataValidationCxt } from 'ajv/dist/types/index.js';
+import type { DataValidationCxt, ErrorObject } from 'ajv/dist/types/index.js';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import { INT64_RANGE_MESSAGE, toInt64 } from '../int64.js';
@@ -18,6 +19,10 @@ function withExactInt64(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withExactInt64);
   if (schema === null || typeof schema !== 'object') return schema;
   const source = schema as Schema;
+  // "No control characters" covers C1 (U+0080-U+009F) too, not only C0 and DEL.
+  if (source.pattern === '^[^\\u0000-\\u001F\\u007F]*$') {
+    return { ...source, pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$' };
+  }
   if (source.type === 'integer' && source.format === 'int64') {
     const { type: _type, format: _format, minimum: _min, maximum: _max, ...rest } = source;
     return { ...rest, int64: true };
@@ -69,7 +74,30 @@ function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const coercing = createAjv(true);
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? strict : coercing;
-    return ajv.compile(withExactInt64(schema) as Schema);
+    const validate = ajv.compile(withExactInt64(schema) as Schema);
+    if (httpPart === 'body') return validate;
+    // Coercion turns text into numbers the way Number() does: 0x3, " 3", 3.0, 3e0 and +3 would all be 3. An integer
+    // parameter is decimal integer text and nothing else.
+    const properties = (schema as { properties?: Record<string, Schema> }).properties ?? {};
+    const integers = Object.keys(properties).filter((name) => properties[name]?.type === 'integer');
+    if (integers.length === 0) return validate;
+    const checked = (data: unknown) => {
+      const record = data as Record<string, unknown> | null;
+      for (const name of integers) {
+        const value = record?.[name];
+        if (typeof value === 'string' && !INTEGER_TEXT.test(value)) {
+          checked.errors = [
+            { keyword: 'type', instancePath: `/${name}`, params: { type: 'integer' }, schemaPath: '' },
+          ] as ErrorObject[];
+          return false;
+        }
+      }
+      const valid = validate(data);
+      checked.errors = validate.errors;
+      return valid;
+    };
+    checked.errors = null as ErrorObject[] | null | undefined;
+    return checked;
   };
 }
 

@@ -1,36 +1,74 @@
 // The SQLite store's cache of plant pages, by owner and (limit, cursor): a page is built once and answered from
-// memory until that owner's plants change. Bounded: past MAX_CACHED_PAGES it starts over rather than grow.
+// memory until that owner's plants change. Clients choose `limit` and forge cursors freely, so the cache is an LRU
+// bounded in bytes (PAGE_CACHE_BYTES), not in entries: the least recently used pages go first.
+import { DEFAULT_PAGE_CACHE_BYTES } from '../config.js';
 import type { PlantPage } from './store.js';
 
-const MAX_CACHED_PAGES = 10_000;
+/** What an entry costs besides its JSON text and key: the objects around them, the maps' slots. */
+const ENTRY_OVERHEAD_BYTES = 256;
 
 export class PageCache {
-  readonly #pages = new Map<string, Map<string, PlantPage>>();
-  #size = 0;
+  // Map order is use order (a hit is moved to the end), so the first key is the least recently used.
+  readonly #pages = new Map<string, { owner: string; page: PlantPage; bytes: number }>();
+  readonly #keysByOwner = new Map<string, Set<string>>();
+  readonly #maxBytes: number;
+  #bytes = 0;
+
+  constructor(maxBytes: number = DEFAULT_PAGE_CACHE_BYTES) {
+    this.#maxBytes = maxBytes;
+  }
 
   get(owner: string, key: string): PlantPage | undefined {
-    return this.#pages.get(owner)?.get(key);
+    const id = PageCache.#id(owner, key);
+    const entry = this.#pages.get(id);
+    if (!entry) return undefined;
+    this.#pages.delete(id);
+    this.#pages.set(id, entry);
+    return entry.page;
   }
 
   set(owner: string, key: string, page: PlantPage): void {
-    if (this.#size >= MAX_CACHED_PAGES) this.clear();
-    let ownerPages = this.#pages.get(owner);
-    if (!ownerPages) {
-      ownerPages = new Map();
-      this.#pages.set(owner, ownerPages);
+    const id = PageCache.#id(owner, key);
+    const bytes = 2 * (page.json.length + id.length) + ENTRY_OVERHEAD_BYTES;
+    if (bytes > this.#maxBytes) return;
+    this.#remove(id);
+    while (this.#bytes + bytes > this.#maxBytes) {
+      const oldest = this.#pages.keys().next().value;
+      if (oldest === undefined) break;
+      this.#remove(oldest);
     }
-    if (!ownerPages.has(key)) this.#size += 1;
-    ownerPages.set(key, page);
+    this.#pages.set(id, { owner, page, bytes });
+    this.#bytes += bytes;
+    let keys = this.#keysByOwner.get(owner);
+    if (!keys) {
+      keys = new Set();
+      this.#keysByOwner.set(owner, keys);
+    }
+    keys.add(id);
   }
 
   /** Forgets the owner's pages, after a write to that owner's plants. */
   forget(owner: string): void {
-    this.#size -= this.#pages.get(owner)?.size ?? 0;
-    this.#pages.delete(owner);
+    for (const id of [...(this.#keysByOwner.get(owner) ?? [])]) this.#remove(id);
   }
 
   clear(): void {
     this.#pages.clear();
-    this.#size = 0;
+    this.#keysByOwner.clear();
+    this.#bytes = 0;
+  }
+
+  static #id(owner: string, key: string): string {
+    return `${owner}\u0000${key}`;
+  }
+
+  #remove(id: string): void {
+    const entry = this.#pages.get(id);
+    if (!entry) return;
+    this.#pages.delete(id);
+    this.#bytes -= entry.bytes;
+    const keys = this.#keysByOwner.get(entry.owner);
+    keys?.delete(id);
+    if (keys?.size === 0) this.#keysByOwner.delete(entry.owner);
   }
 }

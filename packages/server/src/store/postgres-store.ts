@@ -13,25 +13,37 @@ export interface PostgresOptions {
   /** Connection string; a `schema` query parameter selects (and creates) a schema to work in. */
   url: string;
   poolSize: number;
+  /**
+   * Deadline of every database call in ms: waiting for a pooled connection, and each statement (server side, plus a
+   * client-side timeout for a server that stops answering). Keep it below REQUEST_TIMEOUT_MS.
+   */
+  timeoutMs?: number;
 }
+
+/** The deadline of a database call when none is given. */
+const DEFAULT_POSTGRES_TIMEOUT_MS = 5_000;
 
 // Errors that mean the database cannot be reached right now, as opposed to a bug in a query.
 function isUnavailable(error: unknown): boolean {
   const { code, message } = error as { code?: string; message?: string };
   if (
     code &&
-    (/^(08|57P0|53)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'].includes(code))
+    // 08: connection, 57P0x: shutdown, 53: resources, 57014: statement timeout, 55P03: lock timeout.
+    (/^(08|57P0|53|57014|55P03)/.test(code) ||
+      ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'].includes(code))
   ) {
     return true;
   }
-  return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message ?? '');
+  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i.test(
+    message ?? '',
+  );
 }
 
 function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-export function openPostgresStore({ url, poolSize }: PostgresOptions): Store {
+export function openPostgresStore({ url, poolSize, timeoutMs = DEFAULT_POSTGRES_TIMEOUT_MS }: PostgresOptions): Store {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
   parsed.searchParams.delete('schema');
@@ -41,8 +53,11 @@ export function openPostgresStore({ url, poolSize }: PostgresOptions): Store {
   const pool = new pg.Pool({
     connectionString: parsed.toString(),
     max: poolSize,
-    connectionTimeoutMillis: 3_000,
+    connectionTimeoutMillis: timeoutMs,
     idleTimeoutMillis: 30_000,
+    statement_timeout: timeoutMs,
+    lock_timeout: timeoutMs,
+    query_timeout: timeoutMs + 500,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   // An idle client losing its connection must not crash the process; the next query reports it.

@@ -2,7 +2,7 @@
 // survives a crash or power cut; ids are 64-bit integers bound and read as bigint, never rounded.
 // Writes are group-committed; pages and token lookups are cached until the database changes (data_version
 // catches commits by other processes sharing the file, e.g. `serve --workers`).
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { asStoreError, createGroupCommit } from './group-commit.js';
@@ -19,6 +19,8 @@ const PAGE_SELECT = `SELECT json_group_array(
 export interface SqliteOptions {
   /** Share one transaction (one fsync) among concurrent writes; off commits each write on its own. */
   groupCommit?: boolean;
+  /** Most bytes of cached pages; clients choose limit and cursor freely, so the cache is bounded in bytes. */
+  pageCacheBytes?: number;
 }
 
 /** A connection to `path` (its directory created if needed) with the settings every store connection runs on. */
@@ -35,6 +37,8 @@ export function openSqliteDatabase(path: string): Database.Database {
 /** Opens (creating if needed) the database at `path`, or an in-memory one for ':memory:'. */
 export function openSqliteStore(path: string, options: SqliteOptions = {}): Store {
   const db = openSqliteDatabase(path);
+  // The file that was opened, by device and inode: readiness fails once the path names another file or none.
+  const opened = path === ':memory:' ? null : statSync(path, { bigint: true });
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
 
   const write: <T>(work: () => T) => Promise<T> =
@@ -63,7 +67,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   // connection's own writes clear what they touch.
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let seenVersion = -1;
-  const pages = new PageCache();
+  const pages = new PageCache(options.pageCacheBytes);
   const tokensByHash = new Map<string, TokenRecord & { secretHash: Buffer }>();
   const fresh = () => {
     const version = dataVersion.get() as number;
@@ -174,6 +178,12 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     },
     async ping() {
       db.prepare('SELECT 1').get();
+      if (opened) {
+        const now = statSync(path, { bigint: true, throwIfNoEntry: false });
+        if (!now || now.ino !== opened.ino || now.dev !== opened.dev) {
+          throw new Error(`the SQLite file ${path} is no longer the one this process opened (deleted or replaced)`);
+        }
+      }
     },
     async close() {
       if (db.open) db.close();

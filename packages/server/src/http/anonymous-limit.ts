@@ -1,0 +1,59 @@
+// A per-address budget for requests that end without a principal: missing or bad tokens, unknown routes, refused
+// methods, the docs. Kept in this process (fixed windows, bounded memory): a flood from one address ends in 429
+// whatever it sends, while authenticated callers are limited per principal by @fastify/rate-limit (rate-limit.ts).
+// /healthz and /readyz are exempt: probes come from the load balancer's address.
+import type { FastifyInstance } from 'fastify';
+import { errorBodyText } from './error-handler.js';
+import { createFixedWindows } from './rate-limit-store.js';
+
+interface AnonymousLimiter {
+  /** Counts one request from `address`; returns the seconds to wait when it is over the budget, else 0. */
+  hit(address: string, now?: number): number;
+  /** True when `address` is already over its budget in the current window (counts nothing). */
+  exceeded(address: string, now?: number): boolean;
+}
+
+function createAnonymousLimiter(max: number, windowMs: number): AnonymousLimiter {
+  const windows = createFixedWindows();
+  return {
+    hit(address, now = Date.now()) {
+      const { count, resetAt } = windows.hit(address, windowMs, now);
+      return count > max ? Math.max(1, Math.ceil((resetAt - now) / 1000)) : 0;
+    },
+    exceeded(address, now = Date.now()) {
+      return (windows.peek(address, now)?.count ?? 0) >= max;
+    },
+  };
+}
+
+const exempt = (url: string) => url === '/healthz' || url === '/readyz';
+
+/**
+ * Counts every answer given without a principal against its client address (onSend, so unknown routes and early
+ * refusals count too), and refuses an address already over its budget before anything else is done (onRequest).
+ */
+export function registerAnonymousLimit(app: FastifyInstance, options: { max: number; windowMs: number }): void {
+  const { max } = options;
+  const anonymous = createAnonymousLimiter(max, options.windowMs);
+  const refusal = (wait: number) =>
+    errorBodyText(429, `rate limit of ${max} requests without a valid token exceeded; retry in ${wait} seconds`);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.headers.authorization !== undefined || exempt(request.url)) return;
+    if (!anonymous.exceeded(request.ip)) return;
+    const wait = anonymous.hit(request.ip);
+    return reply
+      .code(429)
+      .header('retry-after', String(wait))
+      .type('application/json; charset=utf-8')
+      .send(refusal(wait));
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.principal !== null || reply.statusCode === 429 || exempt(request.url)) return payload;
+    const wait = anonymous.hit(request.ip);
+    if (wait === 0) return payload;
+    reply.code(429).header('retry-after', String(wait)).type('application/json; charset=utf-8');
+    reply.removeHeader('link');
+    reply.removeHeader('content-length');
+    return refusal(wait);
+  });
+}
