@@ -1,6 +1,6 @@
 // The service's request rules and messages (packages/server/src/error-handler.ts describeIssue, validation.ts), for
 // the fake: the first broken rule, in the order the service's Ajv checks them, as the message the service sends.
-import type { ErrorBody } from '@plant-store/contract';
+import { type ErrorBody, INTEGER_TEXT } from '@plant-store/contract';
 import { PLANT_STORE_LIMITS, PLANT_TEXT_PATTERN } from '../limits.js';
 
 /** One broken rule, as the service reports it in a 400's `details`. */
@@ -16,7 +16,6 @@ function problem(message: string, detail: ErrorDetail): Problem {
   return { message, detail };
 }
 
-const INTEGER_TEXT = /^-?(?:0|[1-9]\d*)$/;
 const INT64_RANGE = `must be an integer from ${PLANT_STORE_LIMITS.id.minimum} to ${PLANT_STORE_LIMITS.id.maximum}`;
 const CURSOR = { minLength: 1, maxLength: 64, pattern: /^[A-Za-z0-9_-]+$/ };
 
@@ -108,6 +107,10 @@ export function validateNewPlant(body: unknown): { plant: ValidPlant } | Problem
 
 /** The id in a DELETE path, or the service's 400 message. */
 export function validatePathId(text: string): { id: bigint } | Problem {
+  // Text that is not a decimal integer is a type error; an integer outside int64 breaks the int64 rule.
+  if (!INTEGER_TEXT.test(text)) {
+    return problem('path parameter "id" must be an integer', { location: 'path', field: 'id', rule: 'type' });
+  }
   const id = toInt64(text, true);
   if (id !== undefined) return { id };
   return problem(`path parameter "id" ${INT64_RANGE}`, { location: 'path', field: 'id', rule: 'int64' });
@@ -120,8 +123,8 @@ export function validateListQuery(query: URLSearchParams): { limit: number; curs
   if (limitText !== null) {
     const { minimum, maximum } = PLANT_STORE_LIMITS.limit;
     const where = 'query parameter "limit"';
-    // The service coerces query text to the declared integer type, as Ajv's coerceTypes does.
-    const value = limitText.trim() === '' ? Number.NaN : Number(limitText);
+    // Decimal integer text and nothing else (no `0x3`, `+3`, `3.0` or spaces), as the service reads it.
+    const value = INTEGER_TEXT.test(limitText) ? Number(limitText) : Number.NaN;
     if (!Number.isInteger(value)) {
       return problem(`${where} must be an integer`, { location: 'query', field: 'limit', rule: 'type' });
     }

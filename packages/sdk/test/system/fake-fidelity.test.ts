@@ -264,7 +264,15 @@ describe('the fake answers like the service', () => {
         { method: 'GET', path: '/plants?limit=0', auth: alice },
         [{ location: 'query', field: 'limit', rule: 'minimum', limit: 1 }],
       ],
-      [{ method: 'DELETE', path: '/plants/x', auth: alice }, [{ location: 'path', field: 'id', rule: 'int64' }]],
+      [{ method: 'DELETE', path: '/plants/x', auth: alice }, [{ location: 'path', field: 'id', rule: 'type' }]],
+      [
+        { method: 'DELETE', path: '/plants/9223372036854775808', auth: alice },
+        [{ location: 'path', field: 'id', rule: 'int64' }],
+      ],
+      [
+        { method: 'GET', path: '/plants?limit=0x3', auth: alice },
+        [{ location: 'query', field: 'limit', rule: 'type' }],
+      ],
     ];
     for (const [probe, details] of cases) {
       const fromService = await real(probe);

@@ -127,7 +127,11 @@ describe('item 18: limit is decimal integer text and nothing else', () => {
   it.each(['0x3', '%203', '3.0', '3e0', '+3', '3%20', '03', '-0'])('answers 400 for limit=%s', async (limit) => {
     const answer = await call(t.app, { method: 'GET', url: `/plants?limit=${limit}`, path: '/plants', token });
     expect(answer.status).toBe(400);
-    expect(answer.json()).toEqual({ error: 400, message: expect.stringContaining('"limit"') });
+    expect(answer.json()).toEqual({
+      error: 400,
+      message: expect.stringContaining('"limit"'),
+      details: [expect.objectContaining({ location: 'query', field: 'limit' })],
+    });
   });
   it('accepts limit=3', async () => {
     expect((await call(t.app, { method: 'GET', url: '/plants?limit=3', path: '/plants', token })).status).toBe(200);
