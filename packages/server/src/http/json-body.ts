@@ -27,6 +27,13 @@ export const MAX_JSON_DEPTH = 32;
  */
 export const MAX_EXACT_INTEGERS = 16;
 
+/**
+ * At most this many objects and arrays in one body (the contract's bodies hold one object): JSON.parse spends more
+ * per byte building many small containers (a body of nothing but `{},` costs about 3x an ordinary one), so beyond
+ * this the body is refused while it is scanned, before anything is built.
+ */
+export const MAX_JSON_CONTAINERS = 1024;
+
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 const QUOTE = 0x22;
@@ -48,6 +55,7 @@ const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
 function scan(text: string): number[] {
   const unsafe: number[] = [];
   let depth = 0;
+  let containers = 0;
   let i = 0;
   const length = text.length;
   while (i < length) {
@@ -67,6 +75,9 @@ function scan(text: string): number[] {
     } else if (code === 0x5b || code === 0x7b) {
       depth++;
       if (depth > MAX_JSON_DEPTH) throw new JsonBodyError(`the body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+      if (++containers > MAX_JSON_CONTAINERS) {
+        throw new JsonBodyError(`the body holds more than ${MAX_JSON_CONTAINERS} objects and arrays`);
+      }
       i++;
     } else if (code === 0x5d || code === 0x7d) {
       depth--;

@@ -1,7 +1,13 @@
 // Issue 10, High 1: exact JSON parsing costs time linear in the body size, for every input. The worst bodies we could
 // construct are timed against an ordinary body of the same size (CPU time, the least of many interleaved runs).
 import { describe, expect, it } from 'vitest';
-import { JsonBodyError, MAX_EXACT_INTEGERS, MAX_JSON_DEPTH, parseJsonExact } from '../../../src/http/json-body.js';
+import {
+  JsonBodyError,
+  MAX_EXACT_INTEGERS,
+  MAX_JSON_CONTAINERS,
+  MAX_JSON_DEPTH,
+  parseJsonExact,
+} from '../../../src/http/json-body.js';
 
 const SIZE = 16_000;
 
@@ -36,6 +42,9 @@ const WORST: Record<string, string> = {
   zeros: repeat('[', '0,', '0]'),
   'empty objects': repeat('[', '{},', '{}]'),
   'empty arrays': repeat('[', '[],', '[]]'),
+  'as many empty objects as allowed, then zeros': flat(
+    `[${'{},'.repeat(MAX_JSON_CONTAINERS - 1)}${'0,'.repeat((SIZE - 3 * (MAX_JSON_CONTAINERS - 1) - 3) / 2)}0]`,
+  ),
   'empty strings': repeat('[', '"",', '""]'),
   'one-letter keys': repeat('{', '"a":0,', '"b":0}'),
   'escaped keys': repeat('{"\\u0041":0,', '"a":0,', '"b":0}'),
@@ -98,6 +107,8 @@ describe('exact JSON parsing is linear in the body size', () => {
     expect(() => parseJsonExact('["\\"1234567890123456')).toThrow(JsonBodyError);
     expect(() => parseJsonExact(`[${'9007199254740993,'.repeat(MAX_EXACT_INTEGERS)}1]`)).not.toThrow();
     expect(() => parseJsonExact(`[${'9007199254740993,'.repeat(MAX_EXACT_INTEGERS + 1)}1]`)).toThrow(/more than/);
+    expect(() => parseJsonExact(`[${'{},'.repeat(MAX_JSON_CONTAINERS - 2)}{}]`)).not.toThrow();
+    expect(() => parseJsonExact(`[${'{},'.repeat(MAX_JSON_CONTAINERS - 1)}{}]`)).toThrow(/more than 1024 objects/);
     // A whole number written with a fraction or an exponent is not an integer literal (issue 10, item 8).
     for (const text of ['1.0', '1e2', '5.0000000000000001', '9007199254740990.9', '0.0', '1E+2', '120e-1']) {
       expect(() => parseJsonExact(`{"id":${text}}`), text).toThrow(/fraction or an exponent/);
