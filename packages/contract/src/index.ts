@@ -3,7 +3,7 @@
 // (its path, reading it) is the Node-only subpath `@plant-store/contract/document`.
 import type { components, operations, paths } from './openapi.js';
 
-export { INT64_MAX, INT64_MIN, INTEGER_TEXT, isInt64 } from './int64.js';
+export { INT64_MAX, INT64_MIN, INTEGER_TEXT, isInt64, toInt64 } from './int64.js';
 export { flattenAllOf, HTTP_METHODS, type HttpMethod, type OperationEntry, operationsOf } from './openapi-walk.js';
 export { isScope, SCOPES, type Scope } from './scopes.js';
 export type { components, operations, paths };

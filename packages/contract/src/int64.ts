@@ -11,3 +11,18 @@ export const INTEGER_TEXT = /^-?(?:0|[1-9]\d*)$/;
 export function isInt64(value: bigint): boolean {
   return value >= INT64_MIN && value <= INT64_MAX;
 }
+
+/**
+ * An exact int64 from a number, a bigint or (when `fromText`) decimal integer text: a number while it is a safe
+ * integer, a bigint beyond; undefined when it is not a signed 64-bit integer. Never goes through a rounded number.
+ */
+export function toInt64(value: unknown, fromText: boolean): number | bigint | undefined {
+  let exact: bigint;
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
+  if (typeof value === 'bigint') exact = value;
+  else if (fromText && typeof value === 'string' && INTEGER_TEXT.test(value)) exact = BigInt(value);
+  else return undefined;
+  if (!isInt64(exact)) return undefined;
+  const asNumber = Number(exact);
+  return Number.isSafeInteger(asNumber) ? asNumber : exact;
+}

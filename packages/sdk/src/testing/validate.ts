@@ -1,6 +1,6 @@
 // The service's request rules and messages (packages/server/src/error-handler.ts describeIssue, validation.ts), for
 // the fake: the first broken rule, in the order the service's Ajv checks them, as the message the service sends.
-import { type ErrorBody, INTEGER_TEXT } from '@plant-store/contract';
+import { type ErrorBody, INTEGER_TEXT, toInt64 as toContractInt64 } from '@plant-store/contract';
 import { PLANT_STORE_LIMITS, PLANT_TEXT_PATTERN } from '../limits.js';
 
 /** One broken rule, as the service reports it in a 400's `details`. */
@@ -19,17 +19,10 @@ function problem(message: string, detail: ErrorDetail): Problem {
 const INT64_RANGE = `must be an integer from ${PLANT_STORE_LIMITS.id.minimum} to ${PLANT_STORE_LIMITS.id.maximum}`;
 const CURSOR = { minLength: 1, maxLength: 64, pattern: /^[A-Za-z0-9_-]+$/ };
 
-/** An exact int64 from a number, bigint or (when `fromText`) decimal text; undefined when it is not one. */
+/** An exact int64 as a bigint (the fake stores ids as bigint), from the contract's toInt64; undefined when not one. */
 export function toInt64(value: unknown, fromText: boolean): bigint | undefined {
-  let exact: bigint;
-  if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value)) return undefined;
-    exact = BigInt(value);
-  } else if (typeof value === 'bigint') exact = value;
-  else if (fromText && typeof value === 'string' && INTEGER_TEXT.test(value)) exact = BigInt(value);
-  else return undefined;
-  const { minimum, maximum } = PLANT_STORE_LIMITS.id;
-  return exact < minimum || exact > maximum ? undefined : exact;
+  const exact = toContractInt64(value, fromText);
+  return exact === undefined ? undefined : BigInt(exact);
 }
 
 // Ajv counts characters as code points, not UTF-16 units.
