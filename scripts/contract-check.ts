@@ -162,8 +162,31 @@ async function breaking(path: string, document: Node, basePath: string): Promise
     result.problems.push(`cannot compare, the document does not resolve: ${(error as Error).message}`);
     return result;
   }
-  result.problems.push(...findBreakingChanges(base, next));
+  const found = findBreakingChanges(base, next);
+  const accepted = acceptedBreaks(String((base as { info?: { version?: unknown } }).info?.version ?? '0.0.0'));
+  for (const change of found) {
+    const entry = accepted.get(change);
+    if (entry) result.notes.push(`accepted since ${entry.since}: ${change}`);
+    else result.problems.push(change);
+  }
+  for (const change of accepted.keys()) {
+    if (!found.includes(change)) result.problems.push(`accepted-breaks.yaml lists a change that is not made: ${change}`);
+  }
   return result;
+}
+
+interface AcceptedBreak {
+  change: string;
+  since: string;
+  reason: string;
+}
+
+/** The entries of contract-releases/accepted-breaks.yaml made after `baseVersion`, by the change they accept. */
+function acceptedBreaks(baseVersion: string): Map<string, AcceptedBreak> {
+  const path = join(releases, 'accepted-breaks.yaml');
+  const entries = (parse(readFileSync(path, 'utf8')) as AcceptedBreak[] | null) ?? [];
+  const newer = (version: string) => version.localeCompare(baseVersion, 'en', { numeric: true }) > 0;
+  return new Map(entries.filter((entry) => newer(entry.since)).map((entry) => [entry.change, entry]));
 }
 
 /** All three checks on the document at `path`; a document that does not even parse fails all three. */

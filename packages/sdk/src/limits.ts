@@ -14,6 +14,6 @@ export const PLANT_STORE_LIMITS = Object.freeze({
   id: Object.freeze({ minimum: INT64_MIN, maximum: INT64_MAX }),
 });
 
-/** The pattern `name` and `tag` must match: no control characters (U+0000 to U+001F, U+007F). */
+/** The pattern `name` and `tag` must match: no control characters (C0 U+0000 to U+001F, DEL U+007F, C1 U+0080 to U+009F). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the contract's own rule is about control characters.
-export const PLANT_TEXT_PATTERN = /^[^\u0000-\u001F\u007F]*$/;
+export const PLANT_TEXT_PATTERN = /^[^\u0000-\u001F\u007F-\u009F]*$/;

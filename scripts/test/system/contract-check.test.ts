@@ -62,6 +62,28 @@ describe('pnpm contract:check from the command line', () => {
     expect(output).toContain('path /plants/{id} removed, and with it DELETE /plants/{id} (deletePlant)');
   });
 
+  it('reports a break listed in contract-releases/accepted-breaks.yaml as a note, and fails any other', async () => {
+    const { code, output } = await cli();
+    expect(code).toBe(0);
+    expect(output).toContain('~ accepted since 1.1.0: POST /plants (createPlant): request body.name: pattern changed');
+
+    const tighter = writeEdited((d) => {
+      d.components.schemas.Plant.properties.name.pattern = '^[a-z]*$';
+    });
+    const refused = await cli(tighter);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain('request body.name: pattern changed from ^[^\\u0000-\\u001F\\u007F]*$ to ^[a-z]*$');
+  });
+
+  it('fails when accepted-breaks.yaml lists a change the document does not make', async () => {
+    const reverted = writeEdited((d) => {
+      d.components.schemas.Plant.properties.tag.pattern = '^[^\\u0000-\\u001F\\u007F]*$';
+    });
+    const { code, output } = await cli(reverted);
+    expect(code).toBe(1);
+    expect(output).toContain('accepted-breaks.yaml lists a change that is not made: POST /plants (createPlant): request body.tag');
+  });
+
   it('takes the baseline from --base', async () => {
     const newer = writeEdited((d) => {
       d.paths['/plants'].get.parameters.push({

@@ -19,10 +19,6 @@ function withExactInt64(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withExactInt64);
   if (schema === null || typeof schema !== 'object') return schema;
   const source = schema as Schema;
-  // "No control characters" covers C1 (U+0080-U+009F) too, not only C0 and DEL.
-  if (source.pattern === '^[^\\u0000-\\u001F\\u007F]*$') {
-    return { ...source, pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$' };
-  }
   if (source.type === 'integer' && source.format === 'int64') {
     const { type: _type, format: _format, minimum: _min, maximum: _max, ...rest } = source;
     return { ...rest, int64: true };
