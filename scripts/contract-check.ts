@@ -170,7 +170,8 @@ async function breaking(path: string, document: Node, basePath: string): Promise
     else result.problems.push(change);
   }
   for (const change of accepted.keys()) {
-    if (!found.includes(change)) result.problems.push(`accepted-breaks.yaml lists a change that is not made: ${change}`);
+    if (!found.includes(change))
+      result.problems.push(`accepted-breaks.yaml lists a change that is not made: ${change}`);
   }
   return result;
 }

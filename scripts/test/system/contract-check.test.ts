@@ -72,7 +72,9 @@ describe('pnpm contract:check from the command line', () => {
     });
     const refused = await cli(tighter);
     expect(refused.code).toBe(1);
-    expect(refused.output).toContain('request body.name: pattern changed from ^[^\\u0000-\\u001F\\u007F]*$ to ^[a-z]*$');
+    expect(refused.output).toContain(
+      'request body.name: pattern changed from ^[^\\u0000-\\u001F\\u007F]*$ to ^[a-z]*$',
+    );
   });
 
   it('fails when accepted-breaks.yaml lists a change the document does not make', async () => {
@@ -81,7 +83,9 @@ describe('pnpm contract:check from the command line', () => {
     });
     const { code, output } = await cli(reverted);
     expect(code).toBe(1);
-    expect(output).toContain('accepted-breaks.yaml lists a change that is not made: POST /plants (createPlant): request body.tag');
+    expect(output).toContain(
+      'accepted-breaks.yaml lists a change that is not made: POST /plants (createPlant): request body.tag',
+    );
   });
 
   it('takes the baseline from --base', async () => {
