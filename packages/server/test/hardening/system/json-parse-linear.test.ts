@@ -7,7 +7,7 @@ import {
   MAX_JSON_CONTAINERS,
   MAX_JSON_DEPTH,
   parseJsonExact,
-} from '../../../src/http/json-body.js';
+} from '@plant-store/contract';
 
 const SIZE = 16_000;
 
