@@ -183,12 +183,7 @@ export function parseJsonExact(text: string): unknown {
   const checkStrings = text.includes('\\u');
   // The marker that turns a rewritten integer back into a bigint must be one no client string can start with: a
   // lone surrogate, when the text has none and no escapes that could spell one; else a random one per parse.
-  const marker =
-    unsafe.length === 0
-      ? ''
-      : !checkStrings && isWellFormed(text)
-        ? '\udfff'
-        : randomMarker();
+  const marker = unsafe.length === 0 ? '' : !checkStrings && isWellFormed(text) ? '\udfff' : randomMarker();
   let source = text;
   if (unsafe.length > 0) {
     let rewritten = '';
