@@ -81,7 +81,7 @@ export async function costGrowth(
         const result = await openLoop({ ...plan, rate: SCALE_RATE, seconds, base: base + size * 10 + 100_000 });
         samples.push({ engine, layout, size, result });
       } finally {
-        await running.stop(false);
+        await running.stop(true);
       }
     }
   } finally {
