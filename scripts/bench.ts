@@ -308,7 +308,9 @@ A generator of our own (\`scripts/bench/open-loop-generator.ts\`, 64 connections
 schedule whatever the answers do and counts each latency from the request's *intended* send time, so a stall is
 charged to every request it delayed (no coordinated omission). Rates are 50% and 80% of that round's closed-loop
 figure for the same target and operation, one principal. Generator CPU is its CPU time over wall time on core 1; the
-schedule lag is how late it ever was to send (both checked so the generator is not the bottleneck).
+schedule lag is how late it ever was to send (both checked so the generator is not the bottleneck): a lag beyond a
+few ms means the generator was held off its core (by other processes on a shared machine), and the latencies of
+that run include the delay.
 
 | server | operation | load | rate req/s | p50 ms | p99 ms | p99.9 ms | errors + non-2xx | generator CPU (max) | schedule lag ms (max) | max RSS MB |
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|

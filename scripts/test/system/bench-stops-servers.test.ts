@@ -1,5 +1,6 @@
 // `pnpm bench` never leaves a server behind: a missing wrk stops it before any server starts (with the install
-// command), and a failing run or a signal stops every server it started.
+// command), and a failing run or a signal stops every server it started. A stand-in `wrk` script plays the load
+// generator (failing, or never finishing), so no real wrk is needed.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -82,7 +83,10 @@ describe.concurrent('pnpm bench', () => {
   });
 
   it('stops the server it started when a load run fails', async () => {
-    const run = bench(args(4971), pathWith('#!/bin/sh\necho "wrk: broken" >&2\nexit 1\n'));
+    const run = bench(
+      args(4971),
+      pathWith('#!/bin/sh\n[ "$1" = --version ] && exit 1\necho "wrk: broken" >&2\nexit 1\n'),
+    );
     const code = await run.exited;
     const match = started(run.output());
     expect(match, run.output()).not.toBeNull();
@@ -95,7 +99,8 @@ describe.concurrent('pnpm bench', () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`stops every server on ${signal}`, async () => {
       const port = signal === 'SIGINT' ? 4981 : 4991;
-      const run = bench(args(port), process.env.PATH!);
+      // A wrk that never finishes keeps the bench mid-run (and needs no wrk on the machine).
+      const run = bench(args(port), pathWith('#!/bin/sh\n[ "$1" = --version ] && exit 1\nexec sleep 60\n'));
       await waitFor('the first server', () => started(run.output()) !== null, { timeoutMs: 60_000 });
       const pid = Number(started(run.output())![2]);
       expect(alive(pid)).toBe(true);
