@@ -129,6 +129,7 @@ export function plantStore(
       const url = `http://127.0.0.1:${port}`;
       try {
         await waitForHealth(url, child);
+        console.log(`${name}: started at ${url}, pid ${child.pid}`);
         if (seedPlants) await seed(url, tokens);
       } catch (error) {
         await stopChild(child);
@@ -181,6 +182,7 @@ function peer(
       const url = `http://127.0.0.1:${port}`;
       try {
         await waitForHealth(url, child, health);
+        console.log(`${name}: started at ${url}, pid ${child.pid}`);
         if (seeded) await seed(url, peerTokens);
       } catch (error) {
         await stopChild(child);
