@@ -11,7 +11,7 @@ export interface OpenOptions {
   timeoutMs?: number;
   /** SQLite group commit (default on). */
   groupCommit?: boolean;
-  /** SQLite page cache bound in bytes (default 16 MiB). */
+  /** Page cache bound in bytes, both engines (default 16 MiB). */
   pageCacheBytes?: number;
   /** SQLite: create a new database where one was lost (only `plant-store migrate` does; see sqlite-file-guard.ts). */
   recreateLost?: boolean;
@@ -29,6 +29,7 @@ export async function openStore(databaseUrl: string, options: OpenOptions = {}):
       url: databaseUrl,
       poolSize: options.poolSize ?? 10,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
     });
   }
   const sqlite = {
