@@ -2,6 +2,7 @@
 // migrations under an advisory lock so instances starting together apply them once, and 503s while it is down.
 import pg from 'pg';
 import { StoreUnavailableError } from '../errors.js';
+import { createPostgresOutbox } from './outbox-postgres.js';
 import { postgresMigrations } from './postgres-migrations.js';
 import type { PlantPage, Store } from './store.js';
 import { type TokenRow, toTokenRecord } from './token-row.js';
@@ -73,15 +74,13 @@ export function openPostgresStore({ url, poolSize, timeoutMs = DEFAULT_POSTGRES_
     }
   }
 
+  const outbox = createPostgresOutbox(query);
+
   return {
     kind: 'postgres',
     plants: {
       async create(owner, plant) {
-        const result = await query(
-          'INSERT INTO plants (owner, id, name, tag) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
-          [owner, plant.id.toString(), plant.name, plant.tag ?? null],
-        );
-        return result.rowCount === 1;
+        return outbox.createWithEvent(owner, plant);
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
         // One query: the page as JSON built by PostgreSQL, its last id, and whether one more row follows.
@@ -137,6 +136,7 @@ export function openPostgresStore({ url, poolSize, timeoutMs = DEFAULT_POSTGRES_
         return result.rowCount === 1;
       },
     },
+    webhooks: outbox.repository,
     async migrate() {
       let client: pg.PoolClient;
       try {
