@@ -4,7 +4,9 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { lookup } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
-const refused = new BlockList();
+// Two lists: Node's BlockList matches IPv4 addresses against IPv4-mapped IPv6 rules, and ::ffff:0:0/96 is refused.
+const refusedV4 = new BlockList();
+const refusedV6 = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8], // "this" network
   ['10.0.0.0', 8], // private
@@ -21,7 +23,7 @@ for (const [network, prefix] of [
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved and broadcast
 ] as const) {
-  refused.addSubnet(network, prefix, 'ipv4');
+  refusedV4.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
   ['::', 96], // unspecified, loopback and IPv4-compatible
@@ -35,14 +37,14 @@ for (const [network, prefix] of [
   ['fec0::', 10], // site-local (deprecated)
   ['ff00::', 8], // multicast
 ] as const) {
-  refused.addSubnet(network, prefix, 'ipv6');
+  refusedV6.addSubnet(network, prefix, 'ipv6');
 }
 
 /** True for a public unicast address a webhook may be sent to. */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  return !refused.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return family === 4 ? !refusedV4.check(address, 'ipv4') : !refusedV6.check(address, 'ipv6');
 }
 
 export class RefusedAddressError extends Error {
