@@ -19,6 +19,12 @@ export interface DeliveryWorker {
 }
 
 const PRUNE_EVERY_MS = 60_000;
+/**
+ * A commit wakes the worker this long after it, and settled attempts are written together this often: under load,
+ * one lease and one settling write serve many deliveries (on SQLite, one fsync each instead of one per event), which
+ * keeps the worker's share of the database small next to the API's writes.
+ */
+const BATCH_MS = 20;
 
 /** How long a claimed delivery stays leased: the attempt's deadline twice over, so only a dead holder loses it. */
 export function leaseMs(config: WebhookConfig): number {
@@ -110,7 +116,28 @@ export function startDeliveryWorker(
         outcome.kind === 'retry' ? 'webhook attempt failed; will retry' : 'webhook delivery failed',
       );
     }
-    await repository.settle(delivery.id, outcome, now);
+    await settleSoon(delivery.id, outcome, now);
+  }
+
+  let settling: {
+    id: number;
+    outcome: DeliveryOutcome;
+    now: number;
+    done: () => void;
+    failed: (e: unknown) => void;
+  }[] = [];
+  let settleTimer: NodeJS.Timeout | undefined;
+  function settleSoon(id: number, outcome: DeliveryOutcome, now: number): Promise<void> {
+    return new Promise((done, failed) => {
+      settling.push({ id, outcome, now, done, failed });
+      settleTimer ??= setTimeout(() => {
+        settleTimer = undefined;
+        const batch = settling;
+        settling = [];
+        // Started in one turn of the event loop, so SQLite's group commit puts them in one transaction.
+        for (const item of batch) repository.settle(item.id, item.outcome, item.now).then(item.done, item.failed);
+      }, BATCH_MS);
+    });
   }
 
   function launch(delivery: ClaimedDelivery): void {
@@ -161,13 +188,20 @@ export function startDeliveryWorker(
 
   const timer = setInterval(() => void tick(), config.pollMs);
   timer.unref();
-  const unsubscribe = repository.onQueued(() => void tick());
+  let wakeTimer: NodeJS.Timeout | undefined;
+  const unsubscribe = repository.onQueued(() => {
+    wakeTimer ??= setTimeout(() => {
+      wakeTimer = undefined;
+      void tick();
+    }, BATCH_MS);
+  });
   void tick();
 
   return {
     async stop(graceMs) {
       stopped = true;
       clearInterval(timer);
+      clearTimeout(wakeTimer);
       unsubscribe();
       const all = () => Promise.allSettled([...inFlight.values()].map((entry) => entry.done));
       let timeout: NodeJS.Timeout | undefined;
