@@ -1,7 +1,7 @@
 // The contract's types, generated from openapi.yaml (./openapi.ts), small type helpers keyed by operationId, and the
 // few run-time facts every package shares: the scopes, the int64 bounds, exact JSON and the OpenAPI walk. The document itself
 // (its path, reading it) is the Node-only subpath `@plant-store/contract/document`.
-import type { components, operations, paths } from './openapi.js';
+import type { components, operations, paths, webhooks } from './openapi.js';
 
 export {
   JsonBodyError,
@@ -13,11 +13,17 @@ export {
 export { INT64_MAX, INT64_MIN, INTEGER_TEXT, isInt64, toInt64 } from './int64.js';
 export { flattenAllOf, HTTP_METHODS, type HttpMethod, type OperationEntry, operationsOf } from './openapi-walk.js';
 export { isScope, SCOPES, type Scope } from './scopes.js';
-export type { components, operations, paths };
+export type { components, operations, paths, webhooks };
 
 export type Plant = components['schemas']['Plant'];
 export type NewPlant = components['schemas']['NewPlant'];
 export type ErrorBody = components['schemas']['Error'];
+
+type NewPlantWebhookRequest = webhooks['/plant/webhook']['post'];
+/** The body of the "new plant added" webhook (`webhooks./plant/webhook`): the NewPlant that was stored. */
+export type NewPlantWebhookPayload = NewPlantWebhookRequest['requestBody']['content']['application/json'];
+/** The Standard Webhooks headers every webhook request carries. */
+export type WebhookHeaders = NewPlantWebhookRequest['parameters']['header'];
 
 /** Every operation of the contract, by its operationId. */
 export type OperationId = keyof operations;

@@ -52,7 +52,72 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "/plant/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New plant added
+         * @description Information about a new plant added to the store. Sent to every subscription whose subject (if any) owns the
+         *     plant, once the plant's transaction has committed; a plant refused with 400 or 409 sends nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (`msg_` followed by random characters): the same on every retry and replay of this event, so receivers deduplicate by it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was sent, in whole seconds since the Unix epoch. Receivers refuse timestamps too far from their clock (the SDK's `verifyWebhook` allows 5 minutes either way) to stop replays. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256, keyed with the base64-decoded part of the subscription's `whsec_` secret, over `<webhook-id>.<webhook-timestamp>.<body>`. While a rotated secret's overlap lasts, one signature per secret (new and old) is sent; accept the request when any one matches. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            /** @description Plant added to the store */
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["NewPlant"];
+                };
+            };
+            responses: {
+                /** @description Return a 200 status to indicate that the data was received successfully (any 2xx counts as received). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The receiver is gone for good; the service disables the subscription and stops sending to it. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer, a timeout (10 s by default) or a connection error: 408, 429 and 5xx answers, timeouts and connection errors are retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, ..., honouring `Retry-After`) for about a day; other answers and redirects (which are not followed) fail the delivery at once. */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Plant: {

@@ -1,6 +1,17 @@
 // @plant-store/sdk: the typed client for the Plant Store API. Everything public is exported here; other modules
 // are internal.
-export type { components, ErrorBody, NewPlant, operations, Plant, PlantId, paths } from '@plant-store/contract';
+export type {
+  components,
+  ErrorBody,
+  NewPlant,
+  NewPlantWebhookPayload,
+  operations,
+  Plant,
+  PlantId,
+  paths,
+  WebhookHeaders,
+  webhooks,
+} from '@plant-store/contract';
 export type { Middleware } from 'openapi-fetch';
 export {
   createPlantStoreClient,
@@ -30,3 +41,11 @@ export {
 export { PLANT_STORE_LIMITS, PLANT_TEXT_PATTERN } from './limits.js';
 export { parsePlantId } from './plant-id.js';
 export type { CallOptions, RetryInfo, RetryOptions, TokenContext, TokenSource } from './transport.js';
+export {
+  PlantStoreWebhook,
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookHeaderSource,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+} from './webhook.js';

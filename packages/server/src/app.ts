@@ -25,6 +25,7 @@ import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerValidation } from './http/validation.js';
 import { type Contract, loadContract } from './openapi-document.js';
 import type { Store } from './store/store.js';
+import { registerWebhookDelivery } from './webhooks/register.js';
 
 export interface AppOptions {
   config: Config;
@@ -88,5 +89,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     specification: structuredClone(contract.document),
     operationResolver: operationResolver(contract, handlers, securityHandlers, store),
   });
+  registerWebhookDelivery(app, config, store);
   return app;
 }

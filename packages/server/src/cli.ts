@@ -1,4 +1,4 @@
-// The `plant-store` command: serve (default), migrate, and token create/list/revoke.
+// The `plant-store` command: serve (default), migrate, token create/list/revoke and webhook subscriptions.
 // Bad arguments and bad configuration exit with code 2 and a message that says what to fix.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -10,6 +10,7 @@ import { runServer } from './server.js';
 import { openStore, sqliteFileOf } from './store/open-store.js';
 import { LostDatabaseError } from './store/sqlite-file-guard.js';
 import type { Store } from './store/store.js';
+import { addSubscription, rotateSecret } from './webhooks/subscriptions.js';
 
 const USAGE = `Usage: plant-store <command> [options]
 
@@ -21,6 +22,16 @@ Commands:
                                    issue a bearer token (printed once, alone on the last line)
   token list                       list tokens (never their secrets)
   token revoke ID                  revoke a token
+  webhook add --url URL [--subject NAME]
+                                   subscribe URL to new plants (every principal's, or NAME's); the signing
+                                   secret is printed once, alone on the last line
+  webhook list                     list subscriptions (never their secrets)
+  webhook remove ID                remove a subscription and its deliveries
+  webhook rotate-secret ID [--overlap 24h]
+                                   new secret (printed once, last line); the old one also signs during the overlap
+  webhook deliveries [--failed] [--limit N]
+                                   the newest deliveries (default 50), or only the failed ones
+  webhook replay DELIVERY_ID       send a delivery's event again (same webhook-id)
 
 Configuration comes from the environment (PORT, HOST, DATABASE_URL, ...): see the README.`;
 
@@ -145,6 +156,124 @@ async function tokenCommand(args: string[], config: Config, io: Io): Promise<num
   throw new UsageError(action ? `unknown token command "${action}"` : 'token needs a command: create, list or revoke');
 }
 
+const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
+
+async function webhookCommand(args: string[], config: Config, io: Io): Promise<number> {
+  const [action, ...rest] = args;
+  const onePositional = (what: string) => {
+    const { positionals } = parse(rest, {}, 1);
+    if (!positionals[0]) throw new UsageError(`webhook ${action} needs ${what}`);
+    return positionals[0];
+  };
+  if (action === 'add') {
+    const { values } = parse(rest, { url: { type: 'string' }, subject: { type: 'string' } });
+    if (typeof values.url !== 'string' || values.url === '') throw new UsageError('webhook add needs --url URL');
+    const subject = typeof values.subject === 'string' ? values.subject : null;
+    const added = await withStore(config, (store) =>
+      addSubscription(store.webhooks, {
+        url: values.url as string,
+        subject,
+        allowPrivate: config.webhooks.allowPrivate,
+      }),
+    ).catch((error: unknown) => {
+      if (error instanceof TypeError) throw new UsageError(error.message);
+      throw error;
+    });
+    io.stdout(
+      `Created webhook ${added.id} for ${added.url} (${subject === null ? 'every principal' : `"${subject}"`}).`,
+    );
+    io.stdout('Its signing secret is shown only once; store it now:');
+    io.stdout(added.secret);
+    return 0;
+  }
+  if (action === 'list') {
+    parse(rest, {});
+    const subscriptions = await withStore(config, (store) => store.webhooks.listSubscriptions());
+    if (subscriptions.length === 0) {
+      io.stdout('no webhooks');
+      return 0;
+    }
+    io.stdout(['ID', 'URL', 'SUBJECT', 'STATE', 'CREATED', 'OLD SECRET UNTIL'].join('\t'));
+    for (const sub of subscriptions) {
+      const state = sub.enabled ? 'enabled' : `disabled (${sub.disabledReason ?? 'unknown reason'})`;
+      const until = sub.previousSecretUntil?.toISOString() ?? '-';
+      io.stdout([sub.id, sub.url, sub.subject ?? '*', state, sub.createdAt.toISOString(), until].join('\t'));
+    }
+    return 0;
+  }
+  if (action === 'remove') {
+    const id = onePositional('the webhook id (see `plant-store webhook list`)');
+    if (!(await withStore(config, (store) => store.webhooks.removeSubscription(id)))) {
+      io.stderr(`plant-store: no webhook has the id "${id}" (see \`plant-store webhook list\`)`);
+      return 1;
+    }
+    io.stdout(`Removed webhook ${id} and its deliveries.`);
+    return 0;
+  }
+  if (action === 'rotate-secret') {
+    const { values, positionals } = parse(rest, { overlap: { type: 'string' } }, 1);
+    const id = positionals[0];
+    if (!id) throw new UsageError('webhook rotate-secret needs the webhook id');
+    let overlapMs = 86_400_000;
+    try {
+      if (typeof values.overlap === 'string') overlapMs = parseDuration(values.overlap);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const secret = await withStore(config, (store) => rotateSecret(store.webhooks, id, overlapMs));
+    if (!secret) {
+      io.stderr(`plant-store: no webhook has the id "${id}" (see \`plant-store webhook list\`)`);
+      return 1;
+    }
+    io.stdout(
+      `Rotated the secret of ${id}; the old one also signs until ${new Date(Date.now() + overlapMs).toISOString()}.`,
+    );
+    io.stdout('The new secret is shown only once; store it now:');
+    io.stdout(secret);
+    return 0;
+  }
+  if (action === 'deliveries') {
+    const { values } = parse(rest, { failed: { type: 'boolean' }, limit: { type: 'string' } });
+    const limit = values.limit === undefined ? 50 : Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+      throw new UsageError('--limit must be from 1 to 10000');
+    const failedOnly = values.failed === true;
+    const deliveries = await withStore(config, (store) => store.webhooks.listDeliveries({ failedOnly, limit }));
+    if (deliveries.length === 0) {
+      io.stdout(failedOnly ? 'no failed deliveries' : 'no deliveries');
+      return 0;
+    }
+    io.stdout(['ID', 'WEBHOOK', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST ANSWER', 'CREATED', 'NEXT / FINISHED'].join('\t'));
+    for (const d of deliveries) {
+      const answer = d.lastError ?? (d.lastStatus === null ? '-' : `HTTP ${d.lastStatus}`);
+      const when = d.status === 'pending' ? time(d.nextAttemptAt) : time(d.finishedAt);
+      io.stdout([d.id, d.subscriptionId, d.eventId, d.status, d.attempts, answer, time(d.createdAt), when].join('\t'));
+    }
+    return 0;
+  }
+  if (action === 'replay') {
+    const text = onePositional('the delivery id (see `plant-store webhook deliveries`)');
+    const id = Number(text);
+    if (!/^\d{1,15}$/.test(text)) throw new UsageError(`"${text}" is not a delivery id (a whole number)`);
+    const result = await withStore(config, (store) => store.webhooks.replay(id, Date.now()));
+    if (result === 'unknown') {
+      io.stderr(`plant-store: no delivery has the id ${id} (see \`plant-store webhook deliveries\`)`);
+      return 1;
+    }
+    if (result === 'disabled') {
+      io.stderr(`plant-store: the webhook of delivery ${id} was removed or is disabled; nothing was queued`);
+      return 1;
+    }
+    io.stdout(`Queued delivery ${result}: the event of delivery ${id} again, with the same webhook-id.`);
+    return 0;
+  }
+  throw new UsageError(
+    action
+      ? `unknown webhook command "${action}"`
+      : 'webhook needs a command: add, list, remove, rotate-secret, deliveries or replay',
+  );
+}
+
 async function serve(args: string[], config: Config): Promise<number> {
   const { values } = parse(args, { workers: { type: 'string' } });
   const workers = values.workers === undefined ? 1 : Number(values.workers);
@@ -187,6 +316,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       return 0;
     }
     if (command === 'token') return await tokenCommand(args, config, io);
+    if (command === 'webhook') return await webhookCommand(args, config, io);
     throw new UsageError(`unknown command "${command}"`);
   } catch (error) {
     if (error instanceof UsageError) {

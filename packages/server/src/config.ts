@@ -62,6 +62,25 @@ export interface Config {
   /** How long graceful shutdown waits for in-flight requests before closing anyway. */
   readonly shutdownTimeoutMs: number;
   readonly trustProxy: boolean;
+  readonly webhooks: WebhookConfig;
+}
+
+/** Webhook delivery (see webhooks/): every timing knob, so tests can shorten the schedule. */
+export interface WebhookConfig {
+  /** Deliver to http:// URLs and to private, loopback and link-local addresses (tests, local development). */
+  readonly allowPrivate: boolean;
+  /** Deadline of one attempt: connecting, sending and reading the answer. */
+  readonly timeoutMs: number;
+  /** Deliveries in flight at once, per process. */
+  readonly concurrency: number;
+  /** How often the worker looks for due deliveries queued elsewhere (other processes, retries, the CLI). */
+  readonly pollMs: number;
+  /** Delay before the first retry; later ones follow a schedule scaled from it (5 s, 5 min, 30 min, 2 h, ...). */
+  readonly retryFirstMs: number;
+  /** How long after the event a delivery keeps being retried before it is marked failed. */
+  readonly retryPeriodMs: number;
+  /** How long delivered and failed deliveries are kept (for `webhook deliveries` and `replay`). */
+  readonly retentionMs: number;
 }
 
 export class ConfigError extends Error {
@@ -188,5 +207,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
+    webhooks: Object.freeze({
+      allowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 600_000),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 16, 1, 1000),
+      pollMs: integer(env, 'WEBHOOK_POLL_MS', 250, 10, 500),
+      retryFirstMs: integer(env, 'WEBHOOK_RETRY_FIRST_MS', 5_000, 10, 3_600_000),
+      retryPeriodMs: integer(env, 'WEBHOOK_RETRY_PERIOD_MS', 86_400_000, 1_000, 30 * 86_400_000),
+      retentionMs: integer(env, 'WEBHOOK_RETENTION_MS', 7 * 86_400_000, 60_000, 365 * 86_400_000),
+    }),
   });
 }

@@ -4,6 +4,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import type {
   ErrorBody,
   NewPlant,
+  NewPlantWebhookPayload,
   OperationId,
   PathParamsOf,
   Plant,
@@ -11,9 +12,19 @@ import type {
   RequestBodyOf,
   SuccessBodyOf,
   SuccessStatusOf,
+  WebhookHeaders,
 } from '../../src/index.js';
 
 describe('generated contract types', () => {
+  it('the new-plant webhook carries a NewPlant and the three Standard Webhooks headers', () => {
+    expectTypeOf<NewPlantWebhookPayload>().toEqualTypeOf<NewPlant>();
+    expectTypeOf<WebhookHeaders>().toEqualTypeOf<{
+      'webhook-id': string;
+      'webhook-timestamp': string;
+      'webhook-signature': string;
+    }>();
+  });
+
   it('Plant has a required name, an optional tag and no id', () => {
     expectTypeOf<Plant>().toEqualTypeOf<{ name: string; tag?: string }>();
     const plant: Plant = { name: 'Fern' };

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { launchChromium, startTestServer, type TestServer } from '@plant-store/test-kit';
 import { build } from 'esbuild';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -108,6 +109,8 @@ beforeAll(async () => {
       response.writeHead(200, { 'content-type': 'text/javascript' }).end(bundle);
     } else if (request.url?.startsWith('/kit.js')) {
       response.writeHead(200, { 'content-type': 'text/javascript' }).end(kitBundle);
+    } else if (request.url?.startsWith('/blank')) {
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>blank</title>');
     } else if (request.url?.startsWith('/kit')) {
       response.writeHead(200, { 'content-type': 'text/html' }).end(KIT_PAGE);
     } else {
@@ -175,6 +178,33 @@ it('runs the testing kit from the tarball in the browser, with no service', asyn
       conflict: true,
       ids: ['9223372036854775807'],
     });
+  } finally {
+    await browser.close();
+  }
+}, 60_000);
+
+it('verifies a webhook signed by standardwebhooks in the browser (Web Crypto only), with the exact id', async () => {
+  const secret = `whsec_${Buffer.from('a 32-byte secret for the browser').toString('base64')}`;
+  const body = '{"id":9223372036854775807,"name":"Cactus"}';
+  const at = new Date();
+  const headers = {
+    'webhook-id': 'msg_browser',
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign('msg_browser', at, body),
+  };
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${pageOrigin}/blank`);
+    // A string, so the test runner's transform leaves its dynamic import alone.
+    const outcome = await page.evaluate(`(async () => {
+      const sdk = await import(location.origin + '/sdk.js');
+      const [body, headers, secret] = ${JSON.stringify([body, headers, secret])};
+      const plant = await sdk.verifyWebhook(body, headers, secret);
+      const refused = await sdk.verifyWebhook(body.replace('Cactus', 'Fake'), headers, secret).catch((error) => error);
+      return [typeof plant.id, String(plant.id), plant.name, refused instanceof sdk.WebhookVerificationError];
+    })()`);
+    expect(outcome).toEqual(['bigint', '9223372036854775807', 'Cactus', true]);
   } finally {
     await browser.close();
   }

@@ -30,4 +30,36 @@ export const postgresMigrations: readonly PostgresMigration[] = [
         revoked_at TIMESTAMPTZ
       );`,
   },
+  {
+    version: 2,
+    description: 'webhook subscriptions and the outbox of their deliveries (times in ms since the epoch)',
+    sql: `
+      CREATE TABLE webhook_subscriptions (
+        id TEXT PRIMARY KEY,
+        url TEXT NOT NULL,
+        subject TEXT,
+        secret TEXT NOT NULL,
+        previous_secret TEXT,
+        previous_secret_until BIGINT,
+        enabled BOOLEAN NOT NULL DEFAULT true,
+        disabled_reason TEXT,
+        created_at BIGINT NOT NULL
+      );
+      CREATE TABLE webhook_deliveries (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        subscription_id TEXT NOT NULL REFERENCES webhook_subscriptions (id) ON DELETE CASCADE,
+        event_id TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        created_at BIGINT NOT NULL,
+        next_attempt_at BIGINT NOT NULL,
+        last_status INTEGER,
+        last_error TEXT,
+        finished_at BIGINT
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+      CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries (subscription_id);
+      CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (finished_at) WHERE status <> 'pending';`,
+  },
 ];

@@ -5,9 +5,10 @@
 import pg from 'pg';
 import { DEFAULT_PAGE_CACHE_BYTES } from '../config.js';
 import { StoreUnavailableError } from '../errors.js';
+import { createPostgresOutbox } from './outbox-postgres.js';
 import { PageCache } from './page-cache.js';
 import { ChangeFeed, channelFor, encodeChange } from './postgres-change-feed.js';
-import { CreateBatch, rowKey } from './postgres-create-batch.js';
+import { CreateBatch } from './postgres-create-batch.js';
 import { postgresMigrations } from './postgres-migrations.js';
 import type { PlantPage, Store, TokenRecord } from './store.js';
 import { type TokenRow, toTokenRecord } from './token-row.js';
@@ -49,19 +50,6 @@ const LIST_PLANTS = `SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_obj
   FROM (SELECT id, name, tag, row_number() OVER (ORDER BY id) AS n FROM plants
         WHERE owner = $1 AND ($2::bigint IS NULL OR id > $2::bigint)
         ORDER BY id LIMIT $3 + 1) AS page`;
-
-// A batch of creates in one statement, so one commit: the rows inserted come back, and one NOTIFY per owner goes
-// out at commit. Issue 12's outbox adds its insert here as one more data-modifying CTE reading \`inserted\`
-// (e.g. \`events AS (INSERT INTO outbox (...) SELECT ... FROM inserted)\`), in the same transaction.
-const INSERT_PLANTS = `WITH inserted AS (
-    INSERT INTO plants (owner, id, name, tag)
-    SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[])
-    ON CONFLICT (owner, id) DO NOTHING
-    RETURNING owner, id
-  ), notified AS (
-    SELECT pg_notify($5, 'p:' || owner) FROM (SELECT DISTINCT owner FROM inserted) AS owners
-  )
-  SELECT owner, id::text AS id, (SELECT count(*) FROM notified) AS notified FROM inserted`;
 
 const DELETE_PLANT = `WITH deleted AS (DELETE FROM plants WHERE owner = $1 AND id = $2 RETURNING owner)
   SELECT pg_notify($3, 'p:' || owner) FROM deleted`;
@@ -166,20 +154,9 @@ export function openPostgresStore({
     generations[bucketOf(owner)]!++;
   };
 
-  const creates = new CreateBatch(async (rows) => {
-    const result = await query<{ owner: string; id: string }>(
-      INSERT_PLANTS,
-      [
-        rows.map((row) => row.owner),
-        rows.map((row) => row.plant.id.toString()),
-        rows.map((row) => row.plant.name),
-        rows.map((row) => row.plant.tag ?? null),
-        channel,
-      ],
-      'insert_plants',
-    );
-    return new Set(result.rows.map((row) => rowKey(row.owner, row.id)));
-  });
+  // Creates group-committed with their webhook events (outbox-postgres.ts): one statement, one commit per batch.
+  const outbox = createPostgresOutbox(query);
+  const creates = new CreateBatch((rows) => outbox.createBatchWithEvents(rows, channel));
 
   return {
     kind: 'postgres',
@@ -261,6 +238,7 @@ export function openPostgresStore({
         return result.rowCount === 1;
       },
     },
+    webhooks: outbox.repository,
     async migrate() {
       let client: pg.PoolClient;
       try {

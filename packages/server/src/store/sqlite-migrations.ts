@@ -30,4 +30,36 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
         revoked_at TEXT
       );`,
   },
+  {
+    version: 2,
+    description: 'webhook subscriptions and the outbox of their deliveries (times in ms since the epoch)',
+    sql: `
+      CREATE TABLE webhook_subscriptions (
+        id TEXT PRIMARY KEY,
+        url TEXT NOT NULL,
+        subject TEXT,
+        secret TEXT NOT NULL,
+        previous_secret TEXT,
+        previous_secret_until INTEGER,
+        enabled INTEGER NOT NULL DEFAULT 1,
+        disabled_reason TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE webhook_deliveries (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        subscription_id TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        next_attempt_at INTEGER NOT NULL,
+        last_status INTEGER,
+        last_error TEXT,
+        finished_at INTEGER
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+      CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries (subscription_id);
+      CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (finished_at) WHERE status <> 'pending';`,
+  },
 ];

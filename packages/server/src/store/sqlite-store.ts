@@ -6,6 +6,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { asStoreError, createGroupCommit } from './group-commit.js';
+import { createSqliteOutbox } from './outbox-sqlite.js';
 import { PageCache } from './page-cache.js';
 import { checkBeforeOpen, watchFile } from './sqlite-file-guard.js';
 import { sqliteMigrations } from './sqlite-migrations.js';
@@ -70,6 +71,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     return found;
   };
 
+  const outbox = createSqliteOutbox(db, write, statement);
+
   // Read caches, valid while nothing has changed. data_version moves when another connection commits; this
   // connection's own writes clear what they touch.
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
@@ -92,8 +95,17 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
         const insert = statement(
           'INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT (owner, id) DO NOTHING',
         );
-        const created = await write(() => insert.run(owner, plant.id, plant.name, plant.tag ?? null).changes === 1);
-        if (created) pages.forget(owner);
+        const created = await write(() =>
+          outbox.createWithEvent(
+            owner,
+            plant,
+            () => insert.run(owner, plant.id, plant.name, plant.tag ?? null).changes === 1,
+          ),
+        );
+        if (created) {
+          pages.forget(owner);
+          outbox.committed();
+        }
         return created;
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
@@ -166,6 +178,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
         return revoked;
       },
     },
+    webhooks: outbox.repository,
     async migrate() {
       const applied: number[] = [];
       const isApplied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');

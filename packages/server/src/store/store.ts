@@ -20,7 +20,10 @@ export interface PlantPage {
 }
 
 export interface PlantRepository {
-  /** Inserts the plant for `owner`. Returns false, and changes nothing, when `owner` already has that id. */
+  /**
+   * Inserts the plant for `owner`, and in the same transaction one webhook delivery per matching subscription (the
+   * outbox). Returns false, and changes nothing, when `owner` already has that id.
+   */
   create(owner: string, plant: StoredPlant): Promise<boolean>;
   /**
    * The owner's plants with id greater than `after` (or from the start), ascending by id. The database builds the
@@ -52,11 +55,94 @@ export interface TokenRepository {
   revoke(id: string, at: Date): Promise<boolean>;
 }
 
+/** A webhook subscription as the operator sees it; the signing secrets never leave the store this way. */
+export interface WebhookSubscription {
+  id: string;
+  url: string;
+  /** The principal whose plants it receives; null for every principal's. */
+  subject: string | null;
+  enabled: boolean;
+  /** Why it was disabled (e.g. the receiver answered 410), or null. */
+  disabledReason: string | null;
+  createdAt: Date;
+  /** Until when the previous secret still signs too (after a rotation), or null. */
+  previousSecretUntil: Date | null;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One event on its way to one subscription. Times are milliseconds since the epoch. */
+export interface WebhookDelivery {
+  id: number;
+  subscriptionId: string;
+  /** The Standard Webhooks message id (`webhook-id`): the same on every attempt and replay. */
+  eventId: string;
+  status: DeliveryStatus;
+  attempts: number;
+  createdAt: number;
+  /** When the next attempt is due (pending), or when a worker's lease on it runs out. */
+  nextAttemptAt: number;
+  /** The receiver's last HTTP status, or null when it never answered. */
+  lastStatus: number | null;
+  lastError: string | null;
+  finishedAt: number | null;
+}
+
+/** A delivery claimed by a worker, with what it needs to send it. */
+export interface ClaimedDelivery {
+  id: number;
+  eventId: string;
+  /** The exact request body: the NewPlant JSON. */
+  payload: string;
+  attempts: number;
+  createdAt: number;
+  /** Undefined when the subscription was removed or disabled since the event was queued. */
+  subscription: { id: string; url: string; secrets: string[] } | undefined;
+}
+
+/** What became of one attempt. */
+export type DeliveryOutcome =
+  | { kind: 'delivered'; status: number }
+  | { kind: 'retry'; at: number; status: number | null; error: string }
+  | { kind: 'failed'; status: number | null; error: string; disableSubscription?: string }
+  /** Abandoned at shutdown before an answer: due again at once, the attempt not counted. */
+  | { kind: 'released' };
+
+export interface WebhookRepository {
+  addSubscription(subscription: { id: string; url: string; subject: string | null; secret: string }): Promise<void>;
+  listSubscriptions(): Promise<WebhookSubscription[]>;
+  /** Removes the subscription and its deliveries; false when no subscription has that id. */
+  removeSubscription(id: string): Promise<boolean>;
+  /** Replaces the secret; the old one keeps signing until `previousUntil`. False when no subscription has that id. */
+  rotateSecret(id: string, secret: string, previousUntil: Date): Promise<boolean>;
+  /** True when a pending delivery is due at `now` (a cheap read, so idle polling never writes). */
+  hasDue(now: number): Promise<boolean>;
+  /**
+   * Leases up to `limit` due deliveries until `leaseUntil` (their next attempt moves there, so a worker that dies
+   * leaves them due again once the lease runs out). Atomic: concurrent workers never claim the same delivery.
+   */
+  claimDue(now: number, leaseUntil: number, limit: number): Promise<ClaimedDelivery[]>;
+  settle(id: number, outcome: DeliveryOutcome, now: number): Promise<void>;
+  /** The newest deliveries first, at most `limit`. */
+  listDeliveries(options: { failedOnly: boolean; limit: number }): Promise<WebhookDelivery[]>;
+  /**
+   * Queues the delivery's event again (same `webhook-id` and body) as a new delivery due now; its id, or
+   * 'unknown' / 'disabled' when there is no such delivery or its subscription is gone or disabled.
+   */
+  replay(id: number, now: number): Promise<number | 'unknown' | 'disabled'>;
+  /** Deletes finished (delivered or failed) deliveries that finished before `before`; how many. */
+  prune(before: number): Promise<number>;
+  /** Calls `listener` after a commit that queued deliveries in this process; returns the unsubscribe. */
+  onQueued(listener: () => void): () => void;
+}
+
 export interface Store {
   /** Which engine backs this store ('sqlite' or 'postgres'), for readiness and tests. */
   readonly kind: 'sqlite' | 'postgres';
   readonly plants: PlantRepository;
   readonly tokens: TokenRepository;
+  /** Webhook subscriptions and the outbox of their deliveries. */
+  readonly webhooks: WebhookRepository;
   /** Applies pending migrations; returns the versions it applied. Safe to call when up to date. */
   migrate(): Promise<number[]>;
   /** Resolves when the database answers a trivial query; rejects otherwise. */

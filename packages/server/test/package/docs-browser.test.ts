@@ -1,4 +1,5 @@
-// The /docs page in a real headless Chromium: it renders the three operations, with every asset from the service.
+// The /docs page in a real headless Chromium: it renders the three operations and the webhook, with every asset from
+// the service.
 
 import { launchChromium, startTestServer, type TestServer } from '@plant-store/test-kit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-it('lists createPlant, getPlants and deletePlant on /docs, loading nothing from other hosts', async () => {
+it('lists createPlant, getPlants, deletePlant and the new-plant webhook on /docs, loading nothing from other hosts', async () => {
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
@@ -20,7 +21,7 @@ it('lists createPlant, getPlants and deletePlant on /docs, loading nothing from 
     await page.goto(`${server.url}/docs`);
     await page.waitForSelector('.opblock-summary', { timeout: 20_000 });
     const operations = await page.$$eval('.opblock-summary', (nodes) => nodes.map((node) => node.textContent ?? ''));
-    expect(operations).toHaveLength(3);
+    expect(operations).toHaveLength(4);
     const text = operations.join('\n');
     for (const expected of [
       'POST/plants',
@@ -29,6 +30,7 @@ it('lists createPlant, getPlants and deletePlant on /docs, loading nothing from 
       'createPlant',
       'getPlants',
       'deletePlant',
+      'POST/plant/webhook',
     ]) {
       expect(text).toContain(expected);
     }

@@ -42,7 +42,7 @@ async function check(token: string, path = databasePath) {
 
 describe('plant-store CLI', () => {
   it('migrates, then reports the database up to date', async () => {
-    expect(await cli('migrate')).toMatchObject({ code: 0, stdout: 'Applied migrations 1.\n' });
+    expect(await cli('migrate')).toMatchObject({ code: 0, stdout: 'Applied migrations 1, 2.\n' });
     expect(await cli('migrate')).toMatchObject({ code: 0, stdout: 'Database is up to date.\n' });
   });
 
