@@ -5,6 +5,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { assertValidSubject, issueToken, parseDuration, parseScopes } from './auth/tokens.js';
 import { isWorker, superviseWorkers } from './cluster.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { serveClusterMetrics } from './observability/start-observability.js';
 import { runServer } from './server.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
@@ -149,7 +150,9 @@ async function serve(args: string[], config: Config): Promise<number> {
   if (workers > 1 && !isWorker) {
     // Migrate once here so the workers start on an up-to-date schema, then fork; the workers share the port.
     await withStore(config, async () => {});
+    const closeMetrics = await serveClusterMetrics(config);
     await superviseWorkers(workers);
+    closeMetrics();
     return 0;
   }
   await runServer(config);

@@ -13,6 +13,8 @@ export interface OpenOptions {
   groupCommit?: boolean;
   /** SQLite page cache bound in bytes (default 16 MiB). */
   pageCacheBytes?: number;
+  /** SQLite: hears the size of each group-commit batch (metrics). */
+  onGroupCommit?: (size: number) => void;
 }
 
 export async function openStore(databaseUrl: string, options: OpenOptions = {}): Promise<Store> {
@@ -26,6 +28,7 @@ export async function openStore(databaseUrl: string, options: OpenOptions = {}):
   const sqlite = {
     groupCommit: options.groupCommit ?? true,
     ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
+    ...(options.onGroupCommit ? { onGroupCommit: options.onGroupCommit } : {}),
   };
   if (databaseUrl === 'sqlite::memory:') return openSqliteStore(':memory:', sqlite);
   if (databaseUrl.startsWith('sqlite:')) return openSqliteStore(resolve(databaseUrl.slice('sqlite:'.length)), sqlite);

@@ -2,7 +2,7 @@
 // memory until that owner's plants change. Clients choose `limit` and forge cursors freely, so the cache is an LRU
 // bounded in bytes (PAGE_CACHE_BYTES), not in entries: the least recently used pages go first.
 import { DEFAULT_PAGE_CACHE_BYTES } from '../config.js';
-import type { PlantPage } from './store.js';
+import type { CacheStats, PlantPage } from './store.js';
 
 /** What an entry costs besides its JSON text and key: the objects around them, the maps' slots. */
 const ENTRY_OVERHEAD_BYTES = 256;
@@ -13,6 +13,8 @@ export class PageCache {
   readonly #keysByOwner = new Map<string, Set<string>>();
   readonly #maxBytes: number;
   #bytes = 0;
+  #hits = 0;
+  #misses = 0;
 
   constructor(maxBytes: number = DEFAULT_PAGE_CACHE_BYTES) {
     this.#maxBytes = maxBytes;
@@ -21,7 +23,11 @@ export class PageCache {
   get(owner: string, key: string): PlantPage | undefined {
     const id = PageCache.#id(owner, key);
     const entry = this.#pages.get(id);
-    if (!entry) return undefined;
+    if (!entry) {
+      this.#misses++;
+      return undefined;
+    }
+    this.#hits++;
     this.#pages.delete(id);
     this.#pages.set(id, entry);
     return entry.page;
@@ -50,6 +56,11 @@ export class PageCache {
   /** Forgets the owner's pages, after a write to that owner's plants. */
   forget(owner: string): void {
     for (const id of [...(this.#keysByOwner.get(owner) ?? [])]) this.#remove(id);
+  }
+
+  /** Lookups answered and missed since the cache was made, and what it holds now. */
+  stats(): CacheStats {
+    return { hits: this.#hits, misses: this.#misses, bytes: this.#bytes, entries: this.#pages.size };
   }
 
   clear(): void {

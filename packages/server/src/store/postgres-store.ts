@@ -75,6 +75,7 @@ export function openPostgresStore({ url, poolSize, timeoutMs = DEFAULT_POSTGRES_
 
   return {
     kind: 'postgres',
+    poolStats: () => ({ max: poolSize, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     plants: {
       async create(owner, plant) {
         const result = await query(

@@ -16,7 +16,8 @@ export interface ServerProcess {
 /** Starts `plant-store serve` on a free port and resolves once it listens. */
 export async function startServerProcess(env: Record<string, string>, args: string[] = []): Promise<ServerProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    // Metrics off unless a test asks: processes started together would all want the default metrics port.
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', METRICS_PORT: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

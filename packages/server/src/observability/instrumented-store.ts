@@ -1,0 +1,61 @@
+// A decorator around any Store: times each repository call into the metrics and, with tracing on, runs it inside a
+// child span. It sits outside the engines, so SQLite and PostgreSQL are measured the same way.
+import { StoreUnavailableError } from '../errors.js';
+import type { PlantRepository, Store, TokenRepository } from '../store/store.js';
+import type { Metrics } from './metrics.js';
+
+/** Runs `call` inside a span named `name` (tracing.ts provides it when tracing is on). */
+export type SpanAround = <T>(name: string, attributes: Record<string, string>, call: () => Promise<T>) => Promise<T>;
+
+type Methods<T> = { [K in keyof T]: (...args: never[]) => Promise<unknown> };
+
+function errorType(error: unknown): string {
+  if (error instanceof StoreUnavailableError) return 'unavailable';
+  return error instanceof Error ? error.name : 'unknown';
+}
+
+export function instrumentStore(store: Store, metrics: Metrics | undefined, span: SpanAround | undefined): Store {
+  const engine = store.kind;
+  const timed = <T>(operation: string, call: () => Promise<T>): Promise<T> => {
+    if (!metrics) return call();
+    const labels = { engine, operation };
+    const start = performance.now();
+    return call().then(
+      (value) => {
+        metrics.storeDuration.observe(labels, (performance.now() - start) / 1000);
+        return value;
+      },
+      (error: unknown) => {
+        metrics.storeDuration.observe(labels, (performance.now() - start) / 1000);
+        metrics.storeErrors.inc({ ...labels, error_type: errorType(error) });
+        throw error;
+      },
+    );
+  };
+  const around = <T>(operation: string, call: () => Promise<T>): Promise<T> =>
+    span
+      ? span(`store ${operation}`, { 'db.system.name': engine, 'db.operation.name': operation }, () =>
+          timed(operation, call),
+        )
+      : timed(operation, call);
+  // Every method by name (a method the interface gains is a compile error here until it is listed).
+  const wrap = <R extends object>(prefix: string, repository: R, names: Record<keyof R, true>): R => {
+    const methods = repository as Methods<R>;
+    const wrapped: Record<string, unknown> = {};
+    for (const name of Object.keys(names) as (keyof R & string)[]) {
+      const operation = `${prefix}.${name}`;
+      wrapped[name] = (...args: never[]) => around(operation, () => methods[name].apply(repository, args));
+    }
+    return wrapped as R;
+  };
+  return {
+    kind: store.kind,
+    ...(store.cacheStats ? { cacheStats: store.cacheStats.bind(store) } : {}),
+    ...(store.poolStats ? { poolStats: store.poolStats.bind(store) } : {}),
+    plants: wrap<PlantRepository>('plants', store.plants, { create: true, list: true, delete: true }),
+    tokens: wrap<TokenRepository>('tokens', store.tokens, { insert: true, findByHash: true, list: true, revoke: true }),
+    migrate: () => store.migrate(),
+    ping: () => around('ping', () => store.ping()),
+    close: () => store.close(),
+  };
+}
