@@ -43,7 +43,11 @@ export async function runServer(config: Config): Promise<void> {
     await redis?.quit().catch(() => redis.disconnect());
     await store.close();
   });
-  await serveObservability(app, config, observability);
+  // A metrics address that cannot be bound stops start-up, like PORT would, with the store closed again.
+  await serveObservability(app, config, observability).catch(async (error: unknown) => {
+    await app.close();
+    throw error;
+  });
 
   closeWithGrace(
     {
