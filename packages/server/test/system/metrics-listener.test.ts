@@ -80,6 +80,16 @@ async function scrape(metricsUrl: string): Promise<string> {
   return response.text();
 }
 
+/** Scrapes until `requests` answers are recorded: the last may reach the client just before its onResponse hook. */
+async function scrapeAll(metricsUrl: string, requests: number): Promise<string> {
+  let text = '';
+  await waitFor(`all ${requests} requests in the scrape`, async () => {
+    text = await scrape(metricsUrl);
+    return total(text) === requests;
+  });
+  return text;
+}
+
 const total = (text: string) =>
   samplesWith(text, 'http_server_request_duration_seconds_count').reduce((n, sample) => n + sample.value, 0);
 const count = (text: string, method: string, route: string, status: number, operationId: string) =>
@@ -122,9 +132,7 @@ describe('serve with metrics on', () => {
     const { server, metricsUrl } = await start();
     const token = await tokenFor(`metrics-${randomBytes(4).toString('hex')}`);
     await knownSequence(server.url, token);
-    // The last answer may reach the client just before its onResponse hook records it.
-    let text = '';
-    await waitFor('all 11 requests in the scrape', async () => total((text = await scrape(metricsUrl))) === 11);
+    const text = await scrapeAll(metricsUrl, 11);
     expectKnownCounts(text);
     expect(sampleValue(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(await send(`${server.url}/metrics`, 'GET', token)).toBe(404);
@@ -141,8 +149,7 @@ describe('serve --workers 2 with metrics on', () => {
     await waitFor('both workers to listen', () => listening().size >= 2);
     const token = await tokenFor(`workers-metrics-${randomBytes(4).toString('hex')}`);
     await knownSequence(server.url, token);
-    let text = '';
-    await waitFor('all 11 requests in the scrape', async () => total((text = await scrape(metricsUrl))) === 11);
+    const text = await scrapeAll(metricsUrl, 11);
     expectKnownCounts(text);
     // Both workers answered some of them (each request came on a new connection), so the sum is a real aggregate.
     const answering = new Set(
