@@ -9,9 +9,7 @@ import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { createTestDatabase, type TestDatabase, waitFor } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/auth/tokens.js';
-import { openStore } from '../../src/store/open-store.js';
-import { BIN, type ServerProcess, startServerProcess } from '../support/process.js';
+import { BIN, type ServerProcess, startServerProcess, stopAll, tokenIn } from '../support/process.js';
 import { samplesWith, sampleValue } from '../support/prometheus.js';
 
 let database: TestDatabase;
@@ -21,22 +19,11 @@ beforeAll(() => {
   database = createTestDatabase('sqlite');
 });
 afterAll(async () => {
-  for (const server of processes) {
-    server.child.kill('SIGTERM');
-    await server.exited;
-  }
+  await stopAll(processes);
   await database.drop();
 });
 
-async function tokenFor(subject: string): Promise<string> {
-  const store = await openStore(database.url);
-  try {
-    await store.migrate();
-    return (await issueToken(store.tokens, { subject })).token;
-  } finally {
-    await store.close();
-  }
-}
+const tokenFor = (subject: string) => tokenIn(database.url, subject);
 
 async function start(args: string[] = []): Promise<{ server: ServerProcess; metricsUrl: string }> {
   const server = await startServerProcess({ DATABASE_URL: database.url, METRICS_PORT: '0' }, args);
