@@ -15,6 +15,7 @@ export {
   BadRequestError,
   ConflictError,
   InternalServerError,
+  type NoAnswerOptions,
   NotFoundError,
   PayloadTooLargeError,
   PermissionDeniedError,
@@ -29,4 +30,5 @@ export {
 } from './errors.js';
 export { PLANT_STORE_LIMITS, PLANT_TEXT_PATTERN } from './limits.js';
 export { parsePlantId } from './plant-id.js';
+export { type TraceContextHeaders, traceContextMiddleware } from './trace-context.js';
 export type { CallOptions, RetryInfo, RetryOptions, TokenContext, TokenSource } from './transport.js';

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { createPlantStoreClient, traceContextMiddleware } from '@plant-store/sdk';
 import { createTestDatabase, type TestDatabase, waitFor } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess, stopAll, tokenIn } from '../support/process.js';
@@ -160,6 +161,21 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     const root = spans.find((span) => span.name === 'getPlants')!;
     expect(root.parentSpanId ?? '').toBe('');
     expect(attribute(root, 'http.response.status_code')).toBe(200);
+  });
+
+  it("joins the trace the SDK's traceContextMiddleware forwards", async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const parentId = randomBytes(8).toString('hex');
+    const client = createPlantStoreClient({
+      baseUrl: server.url,
+      token,
+      middleware: [traceContextMiddleware(() => ({ traceparent: `00-${traceId}-${parentId}-01` }))],
+    });
+    await client.plants.delete(7);
+    await waitFor('the deletePlant span', () => spans.some((span) => span.traceId === traceId));
+    const serverSpan = spans.find((span) => span.traceId === traceId && span.name === 'deletePlant');
+    expect(serverSpan?.parentSpanId).toBe(parentId);
+    expect(attribute(serverSpan!, 'http.route')).toBe('/plants/:id');
   });
 
   it('loads the OpenTelemetry SDK', () => {
