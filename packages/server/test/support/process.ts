@@ -17,12 +17,26 @@ export interface ServerProcess {
   exited: Promise<number | NodeJS.Signals | null>;
 }
 
+export interface StartOptions {
+  /** The command line before `serve`; this checkout's bin on this Node unless given (a deployed copy, say). */
+  command?: string[];
+  /** The environment the process starts from, before `env`; this process's unless given. */
+  baseEnv?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
 /** Starts `plant-store serve` on a free port and resolves once it listens. */
-export async function startServerProcess(env: Record<string, string>, args: string[] = []): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+export async function startServerProcess(
+  env: Record<string, string>,
+  args: string[] = [],
+  { command = [process.execPath, BIN], baseEnv = process.env, cwd }: StartOptions = {},
+): Promise<ServerProcess> {
+  const [executable, ...prefix] = command;
+  const child = spawn(executable!, [...prefix, 'serve', ...args], {
     // Metrics off unless a test asks: processes started together would all want the default metrics port.
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', METRICS_PORT: 'off', ...env },
+    env: { ...baseEnv, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', METRICS_PORT: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(cwd ? { cwd } : {}),
   });
   let stdout = '';
   let stderr = '';
