@@ -23,7 +23,12 @@ import { registerRateLimit } from './http/rate-limit.js';
 import { registerRequestIdHeader, requestId } from './http/request-id.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerValidation } from './http/validation.js';
-import { type Observability, observedStore, registerObservability } from './observability/observe-app.js';
+import {
+  type Observability,
+  observedStore,
+  registerObservability,
+  TracedRequestLog,
+} from './observability/observe-app.js';
 import { type Contract, loadContract } from './openapi-document.js';
 import type { Store } from './store/store.js';
 
@@ -54,8 +59,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: loggerOptions(config.logLevel),
     genReqId: requestId,
     requestIdHeader: false,
-    // With tracing on, the request lines are written once the span exists, carrying its trace id (observe-app.ts).
-    disableRequestLogging: observability.tracing !== undefined,
+    // With tracing on, "incoming request" is written once the span exists, with its trace id (observe-app.ts).
+    ...(observability.tracing ? { logController: new TracedRequestLog() } : {}),
     bodyLimit: BODY_LIMIT,
     // HEAD works wherever GET does (RFC 9110; load balancers probe with it), with no body.
     exposeHeadRoutes: true,

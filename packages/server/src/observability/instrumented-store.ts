@@ -16,9 +16,8 @@ function errorType(error: unknown): string {
 
 export function instrumentStore(store: Store, metrics: Metrics | undefined, span: SpanAround | undefined): Store {
   const engine = store.kind;
-  const timed = <T>(operation: string, call: () => Promise<T>): Promise<T> => {
+  const timed = <T>(labels: { engine: string; operation: string }, call: () => Promise<T>): Promise<T> => {
     if (!metrics) return call();
-    const labels = { engine, operation };
     const start = performance.now();
     return call().then(
       (value) => {
@@ -32,22 +31,25 @@ export function instrumentStore(store: Store, metrics: Metrics | undefined, span
       },
     );
   };
-  const around = <T>(operation: string, call: () => Promise<T>): Promise<T> =>
-    span
-      ? span(`store ${operation}`, { 'db.system.name': engine, 'db.operation.name': operation }, () =>
-          timed(operation, call),
-        )
-      : timed(operation, call);
+  // Labels and span attributes are made once per operation, so a call allocates none of them.
+  const around = (operation: string) => {
+    const labels = { engine, operation };
+    const name = `store ${operation}`;
+    const attributes = { 'db.system.name': engine, 'db.operation.name': operation };
+    return <T>(call: () => Promise<T>): Promise<T> =>
+      span ? span(name, attributes, () => timed(labels, call)) : timed(labels, call);
+  };
   // Every method by name (a method the interface gains is a compile error here until it is listed).
   const wrap = <R extends object>(prefix: string, repository: R, names: Record<keyof R, true>): R => {
     const methods = repository as Methods<R>;
     const wrapped: Record<string, unknown> = {};
     for (const name of Object.keys(names) as (keyof R & string)[]) {
-      const operation = `${prefix}.${name}`;
-      wrapped[name] = (...args: never[]) => around(operation, () => methods[name].apply(repository, args));
+      const measured = around(`${prefix}.${name}`);
+      wrapped[name] = (...args: never[]) => measured(() => methods[name].apply(repository, args));
     }
     return wrapped as R;
   };
+  const measuredPing = around('ping');
   return {
     kind: store.kind,
     ...(store.cacheStats ? { cacheStats: store.cacheStats.bind(store) } : {}),
@@ -55,7 +57,7 @@ export function instrumentStore(store: Store, metrics: Metrics | undefined, span
     plants: wrap<PlantRepository>('plants', store.plants, { create: true, list: true, delete: true }),
     tokens: wrap<TokenRepository>('tokens', store.tokens, { insert: true, findByHash: true, list: true, revoke: true }),
     migrate: () => store.migrate(),
-    ping: () => around('ping', () => store.ping()),
+    ping: () => measuredPing(() => store.ping()),
     close: () => store.close(),
   };
 }

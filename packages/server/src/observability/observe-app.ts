@@ -1,6 +1,6 @@
 // What buildApp adds when metrics or tracing are on: the store decorated, the HTTP metrics hooks, the request span,
 // and log lines that carry the trace id beside the request id. Nothing at all when both are off.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import type { Store } from '../store/store.js';
 import { registerHttpMetrics } from './http-metrics.js';
 import { instrumentStore } from './instrumented-store.js';
@@ -34,9 +34,14 @@ export async function registerObservability(
 }
 
 /**
- * Fastify writes "incoming request" before any hook has run, so before the span exists; with tracing on the app turns
- * its request logging off (disableRequestLogging) and this writes both lines, from a logger bound to the trace.
+ * Fastify writes "incoming request" before any hook has run, so before the span exists: with tracing on, the app's
+ * log controller leaves that line to the hook below, which writes it from a logger bound to the trace. Every later
+ * line of the request ("request completed", errors) goes through that logger too.
  */
+export class TracedRequestLog extends LogController {
+  override incomingRequest(): void {}
+}
+
 function registerTraceLogging(
   app: FastifyInstance,
   ids: (request: FastifyRequest) => Record<string, string> | undefined,
@@ -48,10 +53,6 @@ function registerTraceLogging(
       reply.log = request.log;
     }
     request.log.info({ req: request }, 'incoming request');
-    done();
-  });
-  app.addHook('onResponse', (_request, reply, done) => {
-    reply.log.info({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
     done();
   });
 }
