@@ -166,7 +166,7 @@ function redisUrl(raw: string | undefined): string | null {
 }
 
 /** The default metrics port: OpenTelemetry's Prometheus exporter's. */
-export const DEFAULT_METRICS_PORT = 9464;
+const DEFAULT_METRICS_PORT = 9464;
 
 function metrics(env: Record<string, string | undefined>): Config['metrics'] {
   if (env.METRICS_PORT?.trim().toLowerCase() === 'off') return null;
@@ -180,7 +180,7 @@ function metrics(env: Record<string, string | undefined>): Config['metrics'] {
  * Tracing is on when the OpenTelemetry variables ask for an exporter: an OTLP endpoint, or OTEL_TRACES_EXPORTER
  * other than `none`; OTEL_SDK_DISABLED=true turns it off whatever else is set.
  */
-export function tracingEnabled(env: Record<string, string | undefined>): boolean {
+function tracingEnabled(env: Record<string, string | undefined>): boolean {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
   const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
   if (exporter === 'none') return false;
