@@ -18,16 +18,17 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): voi
   });
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
     const status = reply.statusCode;
-    const operationId = (request.routeOptions.config as { operationId?: string }).operationId;
-    requestDuration.observe(
-      {
-        http_request_method: KNOWN_METHODS.has(request.method) ? request.method : '_OTHER',
-        http_route: request.routeOptions.url ?? '',
-        http_response_status_code: status,
-        operation_id: operationId ?? '',
-      },
-      reply.elapsedTime / 1000,
-    );
+    const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
+    const route = request.routeOptions.url ?? '';
+    const operationId = (request.routeOptions.config as { operationId?: string }).operationId ?? '';
+    requestDuration
+      .series(`${method} ${route} ${status} ${operationId}`, () => ({
+        http_request_method: method,
+        http_route: route,
+        http_response_status_code: String(status),
+        operation_id: operationId,
+      }))
+      .observe(reply.elapsedTime / 1000);
     // Only the rate limits answer 429 (rate-limit.ts, anonymous-limit.ts).
     if (status === 429) rateLimitRejections.inc({ limit: request.principal === null ? 'anonymous' : 'principal' });
     done();

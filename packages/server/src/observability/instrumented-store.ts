@@ -16,28 +16,32 @@ function errorType(error: unknown): string {
 
 export function instrumentStore(store: Store, metrics: Metrics | undefined, span: SpanAround | undefined): Store {
   const engine = store.kind;
-  const timed = <T>(labels: { engine: string; operation: string }, call: () => Promise<T>): Promise<T> => {
-    if (!metrics) return call();
-    const start = performance.now();
-    return call().then(
-      (value) => {
-        metrics.storeDuration.observe(labels, (performance.now() - start) / 1000);
-        return value;
-      },
-      (error: unknown) => {
-        metrics.storeDuration.observe(labels, (performance.now() - start) / 1000);
-        metrics.storeErrors.inc({ ...labels, error_type: errorType(error) });
-        throw error;
-      },
-    );
-  };
-  // Labels and span attributes are made once per operation, so a call allocates none of them.
-  const around = (operation: string) => {
+  /** Times calls of one operation into its series (made once, here), counting the failed ones by error. */
+  const timer = (operation: string) => {
+    if (!metrics) return <T>(call: () => Promise<T>) => call();
     const labels = { engine, operation };
+    const series = metrics.storeDuration.series(`${engine} ${operation}`, () => labels);
+    return <T>(call: () => Promise<T>): Promise<T> => {
+      const start = performance.now();
+      return call().then(
+        (value) => {
+          series.observe((performance.now() - start) / 1000);
+          return value;
+        },
+        (error: unknown) => {
+          series.observe((performance.now() - start) / 1000);
+          metrics.storeErrors.inc({ ...labels, error_type: errorType(error) });
+          throw error;
+        },
+      );
+    };
+  };
+  // The series, labels and span attributes are made once per operation, so a call allocates none of them.
+  const around = (operation: string) => {
+    const timed = timer(operation);
     const name = `store ${operation}`;
     const attributes = { 'db.system.name': engine, 'db.operation.name': operation };
-    return <T>(call: () => Promise<T>): Promise<T> =>
-      span ? span(name, attributes, () => timed(labels, call)) : timed(labels, call);
+    return <T>(call: () => Promise<T>): Promise<T> => (span ? span(name, attributes, () => timed(call)) : timed(call));
   };
   // Every method by name (a method the interface gains is a compile error here until it is listed).
   const wrap = <R extends object>(prefix: string, repository: R, names: Record<keyof R, true>): R => {
