@@ -1,8 +1,15 @@
 // The contract's types, generated from openapi.yaml (./openapi.ts), small type helpers keyed by operationId, and the
-// few run-time facts every package shares: the scopes, the int64 bounds and the OpenAPI walk. The document itself
+// few run-time facts every package shares: the scopes, the int64 bounds, exact JSON and the OpenAPI walk. The document itself
 // (its path, reading it) is the Node-only subpath `@plant-store/contract/document`.
 import type { components, operations, paths } from './openapi.js';
 
+export {
+  JsonBodyError,
+  MAX_EXACT_INTEGERS,
+  MAX_JSON_CONTAINERS,
+  MAX_JSON_DEPTH,
+  parseJsonExact,
+} from './exact-json.js';
 export { INT64_MAX, INT64_MIN, INTEGER_TEXT, isInt64, toInt64 } from './int64.js';
 export { flattenAllOf, HTTP_METHODS, type HttpMethod, type OperationEntry, operationsOf } from './openapi-walk.js';
 export { isScope, SCOPES, type Scope } from './scopes.js';

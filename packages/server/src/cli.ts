@@ -1,5 +1,6 @@
 // The `plant-store` command: serve (default), migrate, and token create/list/revoke.
 // Bad arguments and bad configuration exit with code 2 and a message that says what to fix.
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { assertValidSubject, issueToken, parseDuration, parseScopes } from './auth/tokens.js';
@@ -7,14 +8,16 @@ import { isWorker, superviseWorkers } from './cluster.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { serveClusterMetrics } from './observability/start-observability.js';
 import { runServer } from './server.js';
-import { openStore } from './store/open-store.js';
+import { openStore, sqliteFileOf } from './store/open-store.js';
+import { LostDatabaseError } from './store/sqlite-file-guard.js';
 import type { Store } from './store/store.js';
 
 const USAGE = `Usage: plant-store <command> [options]
 
 Commands:
   serve [--workers N]              migrate, then serve the API (default); N processes share the port
-  migrate                          apply pending database migrations
+  migrate                          apply pending database migrations; the one command that creates a
+                                   SQLite database where one was lost (serve and token refuse to)
   token create --subject NAME [--scope read,write] [--expires-in 30d]
                                    issue a bearer token (printed once, alone on the last line)
   token list                       list tokens (never their secrets)
@@ -37,8 +40,12 @@ const processIo: Io = {
 class UsageError extends Error {}
 
 /** Opens and migrates the store, runs `work` on it, closes it; `work` also gets the versions migrating applied. */
-async function withStore<T>(config: Config, work: (store: Store, applied: number[]) => Promise<T>): Promise<T> {
-  const store = await openStore(config.databaseUrl, { poolSize: 2 });
+async function withStore<T>(
+  config: Config,
+  work: (store: Store, applied: number[]) => Promise<T>,
+  { recreateLost = false } = {},
+): Promise<T> {
+  const store = await openStore(config.databaseUrl, { poolSize: 2, recreateLost });
   try {
     const applied = await store.migrate();
     return await work(store, applied);
@@ -171,8 +178,14 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     if (command === 'serve') return await serve(args, config);
     if (command === 'migrate') {
       parse(args, {});
-      await withStore(config, async (_store, applied) =>
-        io.stdout(applied.length === 0 ? 'Database is up to date.' : `Applied migrations ${applied.join(', ')}.`),
+      // The one command that creates a database on purpose, even where one was lost (sqlite-file-guard.ts).
+      const file = sqliteFileOf(config.databaseUrl);
+      if (file && !existsSync(file)) io.stderr(`Creating a new, empty database at ${file}.`);
+      await withStore(
+        config,
+        async (_store, applied) =>
+          io.stdout(applied.length === 0 ? 'Database is up to date.' : `Applied migrations ${applied.join(', ')}.`),
+        { recreateLost: true },
       );
       return 0;
     }
@@ -185,6 +198,10 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     }
     if (error instanceof ConfigError) {
       io.stderr(`plant-store: configuration error: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof LostDatabaseError) {
+      io.stderr(`plant-store: ${error.message}`);
       return 2;
     }
     throw error;

@@ -1,13 +1,14 @@
 // Runs the service: opens and migrates the store, listens, and shuts down gracefully on SIGTERM and SIGINT (stop
 // accepting, finish in-flight requests, close the database and Redis). Signals and the shutdown deadline are
 // close-with-grace's; what it does not know about Node's HTTP server is in idle-connection-guard.ts.
+import { existsSync } from 'node:fs';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { type Config, databaseTimeoutMs } from './config.js';
 import { createRateLimitRedis } from './http/rate-limit.js';
 import { guardIdleConnections } from './idle-connection-guard.js';
 import { serveObservability, startObservability } from './observability/start-observability.js';
-import { openStore } from './store/open-store.js';
+import { openStore, sqliteFileOf } from './store/open-store.js';
 
 // close-with-grace listens to more events than the service's contract with its supervisor names (README: SIGTERM and
 // SIGINT); the rest keep Node's defaults.
@@ -28,6 +29,8 @@ const OTHER_EVENTS = [
 
 export async function runServer(config: Config): Promise<void> {
   const observability = await startObservability(config);
+  const file = sqliteFileOf(config.databaseUrl);
+  const created = file !== undefined && !existsSync(file);
   const store = await openStore(config.databaseUrl, {
     ...(observability.metrics ? { onGroupCommit: observability.metrics.groupCommitBatch } : {}),
     poolSize: config.databasePoolSize,
@@ -39,6 +42,7 @@ export async function runServer(config: Config): Promise<void> {
   // With REDIS_URL the rate-limit counters are shared by every instance; without it each process counts on its own.
   const redis = config.rateLimit && config.redisUrl ? createRateLimitRedis(config.redisUrl) : undefined;
   const app = await buildApp({ config, store, redis, observability });
+  if (created) app.log.warn({ database: file }, 'created a new, empty SQLite database (none was there before)');
   app.addHook('onClose', async () => {
     await redis?.quit().catch(() => redis.disconnect());
     await store.close();

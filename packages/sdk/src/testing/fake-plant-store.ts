@@ -1,8 +1,7 @@
 // An in-memory Plant Store behind a `fetch`: the contract's three operations with the service's validation rules and
 // messages, bearer tokens with scopes, ownership by subject, paging with Link, exact int64 ids, and 429 or 5xx on
 // demand. Only web-platform globals (Request, Response, URL, crypto.getRandomValues): it runs in browsers too.
-import type { Plant } from '@plant-store/contract';
-import { BodyError, parseJsonExact } from './json-exact.js';
+import { JsonBodyError, type Plant, parseJsonExact } from '@plant-store/contract';
 import {
   type ErrorDetail,
   toInt64,
@@ -211,12 +210,17 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
       throw new Refusal(415, 'the request body must be sent with "Content-Type: application/json"');
     }
     if (bytes.length > BODY_LIMIT) throw new Refusal(413, `the request body is larger than ${BODY_LIMIT} bytes`);
-    const text = new TextDecoder().decode(bytes);
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch {
+      throw new Refusal(400, 'the body is not valid UTF-8');
+    }
     if (text === '') throw new Refusal(400, 'the body is empty; send a JSON object');
     try {
       return parseJsonExact(text);
     } catch (error) {
-      if (error instanceof BodyError) throw new Refusal(400, error.message);
+      if (error instanceof JsonBodyError) throw new Refusal(400, error.message);
       throw error;
     }
   }

@@ -180,6 +180,37 @@ const PROBES: Array<[string, Probe]> = [
     'proto key',
     { method: 'POST', path: '/plants', auth: alice, body: '{"id":4,"name":"x","__proto__":{}}', contentType: json },
   ],
+  // Exact JSON: the fake parses with the contract's parseJsonExact, as the service does.
+  ['id 4.0', { method: 'POST', path: '/plants', auth: alice, body: '{"id":4.0,"name":"x"}', contentType: json }],
+  ['id 1e2', { method: 'POST', path: '/plants', auth: alice, body: '{"id":1e2,"name":"x"}', contentType: json }],
+  [
+    'nested too deep',
+    {
+      method: 'POST',
+      path: '/plants',
+      auth: alice,
+      body: `{"id":4,"x":${'['.repeat(40)}${']'.repeat(40)}}`,
+      contentType: json,
+    },
+  ],
+  [
+    'escaped proto key',
+    {
+      method: 'POST',
+      path: '/plants',
+      auth: alice,
+      body: '{"id":4,"name":"x","\\u005f_proto__":{}}',
+      contentType: json,
+    },
+  ],
+  [
+    'lone surrogate',
+    { method: 'POST', path: '/plants', auth: alice, body: '{"id":4,"name":"\\ud800"}', contentType: json },
+  ],
+  [
+    'C1 control',
+    { method: 'POST', path: '/plants', auth: alice, body: '{"id":4,"name":"a\\u0085"}', contentType: json },
+  ],
   ['array body', { method: 'POST', path: '/plants', auth: alice, body: '[]', contentType: json }],
   ['number body', { method: 'POST', path: '/plants', auth: alice, body: '5', contentType: json }],
   ['empty json body', { method: 'POST', path: '/plants', auth: alice, body: '', contentType: json }],

@@ -15,6 +15,14 @@ export interface OpenOptions {
   pageCacheBytes?: number;
   /** SQLite: hears the size of each group-commit batch (metrics). */
   onGroupCommit?: (size: number) => void;
+  /** SQLite: create a new database where one was lost (only `plant-store migrate` does; see sqlite-file-guard.ts). */
+  recreateLost?: boolean;
+}
+
+/** The SQLite file a DATABASE_URL names, or undefined for PostgreSQL and in-memory SQLite. */
+export function sqliteFileOf(databaseUrl: string): string | undefined {
+  if (databaseUrl === 'sqlite::memory:' || !databaseUrl.startsWith('sqlite:')) return undefined;
+  return resolve(databaseUrl.slice('sqlite:'.length));
 }
 
 export async function openStore(databaseUrl: string, options: OpenOptions = {}): Promise<Store> {
@@ -27,10 +35,12 @@ export async function openStore(databaseUrl: string, options: OpenOptions = {}):
   }
   const sqlite = {
     groupCommit: options.groupCommit ?? true,
+    recreateLost: options.recreateLost ?? false,
     ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
     ...(options.onGroupCommit ? { onGroupCommit: options.onGroupCommit } : {}),
   };
   if (databaseUrl === 'sqlite::memory:') return openSqliteStore(':memory:', sqlite);
-  if (databaseUrl.startsWith('sqlite:')) return openSqliteStore(resolve(databaseUrl.slice('sqlite:'.length)), sqlite);
+  const file = sqliteFileOf(databaseUrl);
+  if (file) return openSqliteStore(file, sqlite);
   throw new TypeError(`unsupported DATABASE_URL "${databaseUrl}"`);
 }

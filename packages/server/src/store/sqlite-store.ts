@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { asStoreError, createGroupCommit } from './group-commit.js';
 import { PageCache } from './page-cache.js';
+import { checkBeforeOpen, watchFile } from './sqlite-file-guard.js';
 import { sqliteMigrations } from './sqlite-migrations.js';
 import type { PlantPage, Store, TokenRecord } from './store.js';
 import { type TokenRow, toTokenRecord } from './token-row.js';
@@ -23,6 +24,8 @@ export interface SqliteOptions {
   pageCacheBytes?: number;
   /** Hears the size of each group-commit batch (metrics). */
   onGroupCommit?: (size: number) => void;
+  /** Create a new database even where one was lost (`plant-store migrate`); otherwise start-up refuses. */
+  recreateLost?: boolean;
 }
 
 /** A connection to `path` (its directory created if needed) with the settings every store connection runs on. */
@@ -36,11 +39,15 @@ export function openSqliteDatabase(path: string): Database.Database {
   return db;
 }
 
-/** Opens (creating if needed) the database at `path`, or an in-memory one for ':memory:'. */
+/**
+ * Opens the database at `path` (created if missing, unless one was lost there: see sqlite-file-guard.ts), or an
+ * in-memory one for ':memory:'.
+ */
 export function openSqliteStore(path: string, options: SqliteOptions = {}): Store {
+  if (path !== ':memory:') checkBeforeOpen(path, { recreate: options.recreateLost ?? false });
   const db = openSqliteDatabase(path);
   // The file that was opened, by device and inode: readiness fails once the path names another file or none.
-  const opened = path === ':memory:' ? null : statSync(path, { bigint: true });
+  const watch = path === ':memory:' ? null : watchFile(path, statSync(path, { bigint: true }));
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
 
   const write: <T>(work: () => T) => Promise<T> =
@@ -181,14 +188,10 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     },
     async ping() {
       db.prepare('SELECT 1').get();
-      if (opened) {
-        const now = statSync(path, { bigint: true, throwIfNoEntry: false });
-        if (!now || now.ino !== opened.ino || now.dev !== opened.dev) {
-          throw new Error(`the SQLite file ${path} is no longer the one this process opened (deleted or replaced)`);
-        }
-      }
+      watch?.check();
     },
     async close() {
+      watch?.stop();
       if (db.open) db.close();
     },
   };

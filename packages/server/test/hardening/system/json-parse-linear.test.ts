@@ -1,13 +1,14 @@
 // Issue 10, High 1: exact JSON parsing costs time linear in the body size, for every input. The worst bodies we could
 // construct are timed against an ordinary body of the same size (CPU time, the least of many interleaved runs).
-import { describe, expect, it } from 'vitest';
+
 import {
   JsonBodyError,
   MAX_EXACT_INTEGERS,
   MAX_JSON_CONTAINERS,
   MAX_JSON_DEPTH,
   parseJsonExact,
-} from '../../../src/http/json-body.js';
+} from '@plant-store/contract';
+import { describe, expect, it } from 'vitest';
 
 const SIZE = 16_000;
 
