@@ -1,29 +1,42 @@
-// `pnpm bench`: throughput, latency and memory of the service next to the framework ceiling and the usual peer,
-// measured side by side in one run (server on core 0, wrk on core 1), written to docs/benchmarks.md with a chart.
-// The whole set runs --rounds times (default 3) and each figure is the median round, so a noisy moment on the
-// shared machine cannot decide a ratio. Options: --seconds N (per scenario, default 5), --connections N (50),
-// --rounds N, --no-postgres, --soak N (seconds; then only the sustained-load test runs).
+// `pnpm bench`: throughput, latency and memory of the service next to the framework ceiling and its peers, measured
+// side by side in one run (servers on core 0, wrk and the open-loop generator on core 1), written to
+// docs/benchmarks.md with a chart. Each of --rounds N rounds starts every target in turn (the order rotates by one
+// per round, so targets interleave), runs its closed-loop wrk scenarios, then its open-loop latency runs at 50% and
+// 80% of the capacity it just showed; then the cost-growth runs (1k, 100k, 1M stored plants). Tables give each
+// figure's median over the rounds with its spread (min-max). Options: --seconds N (per closed-loop run, default 5),
+// --open-seconds N (per open-loop run, 4), --connections N (50), --rounds N (3), --no-postgres, --no-scale,
+// --port N (the first server's port, 3950), --soak N (seconds; then only the sustained-load test runs).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { type OpenLoopResult, openLoop } from './bench/open-loop.js';
+import { costGrowth, LAYOUTS, SCALE_RATE, SIZES } from './bench/scale.js';
 import { sdkOverhead } from './bench/sdk-overhead.js';
 import { soak } from './bench/soak.js';
-import { targets } from './bench/targets.js';
-import { type Scenario, type WrkResult, wrk } from './bench/wrk.js';
+import { Samples, type Spread, show, spread } from './bench/stats.js';
+import { PLANTS_PER_PRINCIPAL, PRINCIPALS, targets } from './bench/targets.js';
+import { requireWrk, type Scenario, type WrkResult, wrk } from './bench/wrk.js';
 
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
+    'open-seconds': { type: 'string', default: '4' },
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '50' },
     'no-postgres': { type: 'boolean', default: false },
+    'no-scale': { type: 'boolean', default: false },
+    port: { type: 'string', default: '3950' },
     soak: { type: 'string' },
   },
 });
+requireWrk();
 const seconds = Number(values.seconds);
+const openSeconds = Number(values['open-seconds']);
+const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 const docs = fileURLToPath(new URL('../docs/', import.meta.url));
+const began = Date.now();
 
 if (values.soak) {
   const ok = await soak(Number(values.soak), connections);
@@ -41,75 +54,181 @@ const postgresUp =
     }
   })();
 
-interface Row extends WrkResult {
-  target: string;
-  scenario: Scenario;
-}
-const rows: Row[] = [];
-let port = 3950;
+const SQLITE = 'plant-store, SQLite (group commit)';
+const PER_REQUEST = 'plant-store, SQLite (commit per request)';
+const POSTGRES = 'plant-store, PostgreSQL';
+const BARE = 'bare Fastify, from memory (ceiling)';
+const EXPRESS = 'Express 5 + express-openapi-validator, SQLite';
+const NAIVE = 'naive Fastify + pg, PostgreSQL (no cache)';
+const LOADS = [0.5, 0.8] as const;
+
+const closed = new Samples<WrkResult>();
+const open = new Samples<OpenLoopResult & { rate: number }>();
+const growth = new Samples<OpenLoopResult>();
 let sdk: Awaited<ReturnType<typeof sdkOverhead>> | undefined;
-for (const target of targets(postgresUp)) {
-  const running = await target.start(port++);
-  try {
-    for (const scenario of target.scenarios) {
-      const base = 1_000_000 + rows.length * 10_000_000;
-      // Deletes remove what the create run made; a create run always precedes them.
-      const result = await wrk({
-        url: running.url,
-        scenario,
-        token: running.token,
-        base: scenario === 'delete' ? base - 10_000_000 : base,
-        seconds: scenario === 'delete' ? Math.max(2, Math.round(seconds / 2)) : seconds,
-        connections,
-        serverPid: running.pid,
-      });
-      rows.push({ target: target.name, scenario, ...result });
-      console.log(
-        `${target.name} ${scenario}: ${result.requestsPerSec.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, RSS ${result.maxRssMb} MB`,
-      );
+let nextBase = 1_000_000;
+const newBase = () => (nextBase += 10_000_000);
+let port = Number(values.port);
+
+const list = targets(postgresUp);
+for (let round = 0; round < rounds; round++) {
+  const order = [...list.slice(round % list.length), ...list.slice(0, round % list.length)];
+  for (const target of order) {
+    const running = await target.start(port++);
+    console.log(`round ${round + 1}/${rounds}: ${target.name} listening at ${running.url}, pid ${running.pid}`);
+    try {
+      let createBase = 0;
+      for (const scenario of target.scenarios) {
+        // Deletes remove what this round's create run made; the create run always precedes them.
+        const base = scenario === 'delete' ? createBase : newBase();
+        if (scenario === 'create') createBase = base;
+        const result = await wrk({
+          url: running.url,
+          scenario,
+          token: running.token,
+          tokens: running.tokens,
+          base,
+          seconds: scenario === 'delete' ? Math.max(2, Math.round(seconds / 2)) : seconds,
+          connections,
+          serverPid: running.pid,
+        });
+        closed.add(`${target.name}|${scenario}`, result);
+        console.log(
+          `  ${scenario}: ${result.requestsPerSec.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, RSS ${result.maxRssMb} MB`,
+        );
+      }
+      for (const kind of ['get', 'create'] as const) {
+        const capacity = closed.get(`${target.name}|${kind}`).at(-1)?.requestsPerSec;
+        if (capacity === undefined) continue;
+        for (const load of LOADS) {
+          const rate = Math.round(capacity * load);
+          const result = await openLoop({
+            url: running.url,
+            rate,
+            seconds: openSeconds,
+            kind,
+            tokens: [running.token],
+            base: newBase(),
+            serverPid: running.pid,
+          });
+          open.add(`${target.name}|${kind}|${load}`, { ...result, rate });
+          console.log(
+            `  open loop ${kind} at ${rate}/s (${load * 100}%): p50 ${result[kind].p50.toFixed(2)} ms, p99 ${result[kind].p99.toFixed(2)} ms, p99.9 ${result[kind].p999.toFixed(2)} ms, errors ${result.errors + result.non2xx}, generator CPU ${(result.generatorCpu * 100).toFixed(0)}%`,
+          );
+        }
+      }
+      if (round === 0 && target.name === SQLITE) sdk = await sdkOverhead(running.url, running.token);
+    } finally {
+      await running.stop();
     }
-    if (target.name.startsWith('plant-store, SQLite (group')) sdk = await sdkOverhead(running.url, running.token);
-  } finally {
-    await running.stop();
+  }
+  if (!values['no-scale']) {
+    for (const engine of postgresUp ? (['SQLite', 'PostgreSQL'] as const) : (['SQLite'] as const)) {
+      for (const layout of LAYOUTS) {
+        for (const sample of await costGrowth(engine, layout, port++, newBase(), openSeconds)) {
+          growth.add(`${engine}|${layout}|${sample.size}`, sample.result);
+          console.log(
+            `  growth ${engine}, ${layout}, ${sample.size} plants: get p50 ${sample.result.get.p50.toFixed(2)} ms p99 ${sample.result.get.p99.toFixed(2)} ms, create p50 ${sample.result.create.p50.toFixed(2)} ms p99 ${sample.result.create.p99.toFixed(2)} ms`,
+          );
+        }
+        nextBase += 100_000_000;
+      }
+    }
   }
 }
+const minutes = (Date.now() - began) / 60_000;
 
-const find = (target: string, scenario: Scenario) =>
-  rows.find((row) => row.target.startsWith(target) && row.scenario === scenario);
-const ratio = (a?: Row, b?: Row) => (a && b ? `${(a.requestsPerSec / b.requestsPerSec).toFixed(2)}x` : 'n/a');
-const ours = (scenario: Scenario) => find('plant-store, SQLite (group', scenario);
-const ratios = [
-  ['getPlants vs bare Fastify ceiling (target >= 0.8x)', ratio(ours('get'), find('bare Fastify', 'get'))],
-  ['getPlants vs Express peer (target >= 3x)', ratio(ours('get'), find('Express', 'get'))],
+// ---- figures -------------------------------------------------------------------------------------------------
+const rps = (target: string, scenario: Scenario) => closed.get(`${target}|${scenario}`).map((r) => r.requestsPerSec);
+/** The per-round ratios a/b (rounds paired), summarised. */
+function ratio(a: number[], b: number[]): Spread | undefined {
+  return spread(a.slice(0, b.length).map((value, i) => value / b[i]!));
+}
+const openP99 = (target: string, kind: 'get' | 'create', load: number) =>
+  spread(open.get(`${target}|${kind}|${load}`).map((r) => r[kind].p99));
+const growthRatio = (engine: string, layout: string, kind: 'get' | 'create', p: 'p50' | 'p99') =>
+  ratio(
+    growth.get(`${engine}|${layout}|1000000`).map((r) => r[kind][p]),
+    growth.get(`${engine}|${layout}|1000`).map((r) => r[kind][p]),
+  );
+const plantStoreRss = [SQLITE, PER_REQUEST, POSTGRES].flatMap((target) =>
+  closed
+    .keys()
+    .filter((key) => key.startsWith(`${target}|`))
+    .flatMap((key) => closed.get(key).map((r) => r.maxRssMb)),
+);
+const allGrowthRss = growth.keys().flatMap((key) => growth.get(key).map((r) => r.maxRssMb));
+const allOpenRss = open
+  .keys()
+  .filter((key) => [SQLITE, PER_REQUEST, POSTGRES].some((target) => key.startsWith(`${target}|`)))
+  .flatMap((key) => open.get(key).map((r) => r.maxRssMb));
+const peakRss = Math.max(...plantStoreRss, ...allGrowthRss, ...allOpenRss);
+
+type Check = [label: string, figure: Spread | undefined, digits: number, pass: ((median: number) => boolean) | null];
+const checks: Check[] = [
+  ['getPlants vs bare Fastify ceiling (>= 0.8x)', ratio(rps(SQLITE, 'get'), rps(BARE, 'get')), 2, (m) => m >= 0.8],
+  ['getPlants vs Express peer (>= 3x)', ratio(rps(SQLITE, 'get'), rps(EXPRESS, 'get')), 2, (m) => m >= 3],
   [
-    'createPlant group commit vs commit per request (target >= 4x)',
-    ratio(ours('create'), find('plant-store, SQLite (commit', 'create')),
+    'createPlant group commit vs commit per request (>= 4x)',
+    ratio(rps(SQLITE, 'create'), rps(PER_REQUEST, 'create')),
+    2,
+    (m) => m >= 4,
   ],
-  ['createPlant vs Express peer (target >= 3x)', ratio(ours('create'), find('Express', 'create'))],
+  ['createPlant vs Express peer (>= 3x)', ratio(rps(SQLITE, 'create'), rps(EXPRESS, 'create')), 2, (m) => m >= 3],
+  ['getPlants PostgreSQL vs SQLite (>= 0.7x)', ratio(rps(POSTGRES, 'get'), rps(SQLITE, 'get')), 2, (m) => m >= 0.7],
   [
-    'deletePlant group commit vs commit per request',
-    ratio(ours('delete'), find('plant-store, SQLite (commit', 'delete')),
+    'createPlant PostgreSQL vs SQLite (>= 0.5x)',
+    ratio(rps(POSTGRES, 'create'), rps(SQLITE, 'create')),
+    2,
+    (m) => m >= 0.5,
   ],
-  ['getPlants PostgreSQL vs SQLite', ratio(find('plant-store, PostgreSQL', 'get'), ours('get'))],
-  ['createPlant PostgreSQL vs SQLite', ratio(find('plant-store, PostgreSQL', 'create'), ours('create'))],
+  ['mixed: SQLite vs Express peer (>= 3x)', ratio(rps(SQLITE, 'mixed'), rps(EXPRESS, 'mixed')), 2, (m) => m >= 3],
+  ['mixed: PostgreSQL vs SQLite (>= 0.6x)', ratio(rps(POSTGRES, 'mixed'), rps(SQLITE, 'mixed')), 2, (m) => m >= 0.6],
+  [
+    'mixed: PostgreSQL vs naive Fastify + pg (>= 2x)',
+    ratio(rps(POSTGRES, 'mixed'), rps(NAIVE, 'mixed')),
+    2,
+    (m) => m >= 2,
+  ],
+  ['open loop 80%: SQLite getPlants p99 ms (< 10)', openP99(SQLITE, 'get', 0.8), 2, (m) => m < 10],
+  ['open loop 80%: SQLite createPlant p99 ms (< 10)', openP99(SQLITE, 'create', 0.8), 2, (m) => m < 10],
+  ['open loop 80%: PostgreSQL getPlants p99 ms (< 20)', openP99(POSTGRES, 'get', 0.8), 2, (m) => m < 20],
+  ['open loop 80%: PostgreSQL createPlant p99 ms (< 20)', openP99(POSTGRES, 'create', 0.8), 2, (m) => m < 20],
+  ['peak RSS of plant-store, any scenario, MB (< 150)', spread([peakRss]), 0, (m) => m < 150],
+  ...LAYOUTS.flatMap((layout) =>
+    (postgresUp ? ['SQLite', 'PostgreSQL'] : ['SQLite']).flatMap((engine) =>
+      (['get', 'create'] as const).map(
+        (kind): Check => [
+          `${engine}, ${layout}: ${kind} p50 at 1M vs 1k plants (<= 1.5x)`,
+          growthRatio(engine, layout, kind, 'p50'),
+          2,
+          (m) => m <= 1.5,
+        ],
+      ),
+    ),
+  ),
 ];
+const verdict = (check: Check) => (!check[1] || !check[3] ? '' : check[3](check[1].median) ? 'met' : '**missed**');
 
+// ---- report --------------------------------------------------------------------------------------------------
+const scenarios: Scenario[] = ['get', 'create', 'delete', 'mixed'];
+const names = list.map((target) => target.name);
 function chart(): string {
-  const scenarios: Scenario[] = ['get', 'create', 'delete'];
-  const names = [...new Set(rows.map((row) => row.target))];
-  const colours = ['#2f7d32', '#9ccc65', '#1565c0', '#9e9e9e', '#e65100'];
-  const max = Math.max(...rows.map((row) => row.requestsPerSec));
+  const colours = ['#2f7d32', '#9ccc65', '#1565c0', '#9e9e9e', '#e65100', '#6a1b9a'];
+  const max = Math.max(...closed.keys().flatMap((key) => closed.get(key).map((r) => r.requestsPerSec)));
   const barWidth = 22;
   const groupWidth = names.length * barWidth + 40;
-  const height = 260;
-  const width = 80 + scenarios.length * groupWidth + 360;
+  const height = 280;
+  const width = 80 + scenarios.length * groupWidth + 380;
+  const y = (value: number) => height - 30 - (value / max) * (height - 60);
   const bars = scenarios.flatMap((scenario, g) =>
     names.map((name, i) => {
-      const row = rows.find((r) => r.target === name && r.scenario === scenario);
-      if (!row) return '';
-      const h = Math.round((row.requestsPerSec / max) * (height - 60));
+      const figure = spread(rps(name, scenario));
+      if (!figure) return '';
       const x = 80 + g * groupWidth + i * barWidth;
-      return `<rect x="${x}" y="${height - 30 - h}" width="${barWidth - 4}" height="${h}" fill="${colours[i % colours.length]}"><title>${name} ${scenario}: ${row.requestsPerSec.toFixed(0)} req/s</title></rect>`;
+      const middle = x + (barWidth - 4) / 2;
+      return `<rect x="${x}" y="${y(figure.median)}" width="${barWidth - 4}" height="${height - 30 - y(figure.median)}" fill="${colours[i % colours.length]}"><title>${name} ${scenario}: ${show(figure)} req/s</title></rect>
+<line x1="${middle}" x2="${middle}" y1="${y(figure.min)}" y2="${y(figure.max)}" stroke="#000"/>`;
     }),
   );
   const labels = scenarios.map(
@@ -118,13 +237,11 @@ function chart(): string {
   );
   const legend = names.map(
     (name, i) =>
-      `<rect x="${width - 350}" y="${20 + i * 22}" width="14" height="14" fill="${colours[i % colours.length]}"/><text x="${width - 330}" y="${32 + i * 22}">${name}</text>`,
+      `<rect x="${width - 370}" y="${20 + i * 22}" width="14" height="14" fill="${colours[i % colours.length]}"/><text x="${width - 350}" y="${32 + i * 22}">${name}</text>`,
   );
-  const axis = [0, 0.5, 1].map(
-    (f) => `<text x="70" y="${height - 30 - f * (height - 60)}" text-anchor="end">${Math.round(f * max)}</text>`,
-  );
+  const axis = [0, 0.5, 1].map((f) => `<text x="70" y="${y(f * max)}" text-anchor="end">${Math.round(f * max)}</text>`);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">
-<text x="80" y="14">requests/s, ${connections} connections, higher is better</text>
+<text x="80" y="14">requests/s, median of ${rounds} rounds (line: min-max), ${connections} connections, higher is better</text>
 ${axis.join('\n')}
 ${bars.join('\n')}
 ${labels.join('\n')}
@@ -133,37 +250,92 @@ ${legend.join('\n')}
 `;
 }
 
-const table = rows.map(
-  (row) =>
-    `| ${row.target} | ${row.scenario} | ${row.requestsPerSec.toFixed(0)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${row.non2xx} | ${row.maxRssMb} |`,
+const closedRows = names.flatMap((name) =>
+  scenarios
+    .filter((scenario) => closed.get(`${name}|${scenario}`).length > 0)
+    .map((scenario) => {
+      const runs = closed.get(`${name}|${scenario}`);
+      return `| ${name} | ${scenario} | ${show(spread(runs.map((r) => r.requestsPerSec)))} | ${show(spread(runs.map((r) => r.p50Ms)), 2)} | ${show(spread(runs.map((r) => r.p99Ms)), 2)} | ${runs.reduce((sum, r) => sum + r.non2xx, 0)} | ${Math.max(...runs.map((r) => r.maxRssMb))} |`;
+    }),
 );
+const openRows = names.flatMap((name) =>
+  (['get', 'create'] as const).flatMap((kind) =>
+    LOADS.filter((load) => open.get(`${name}|${kind}|${load}`).length > 0).map((load) => {
+      const runs = open.get(`${name}|${kind}|${load}`);
+      const figure = (pick: (r: OpenLoopResult) => number, digits = 2) => show(spread(runs.map(pick)), digits);
+      return `| ${name} | ${kind} | ${load * 100}% | ${figure((r) => (r as OpenLoopResult & { rate: number }).rate, 0)} | ${figure((r) => r[kind].p50)} | ${figure((r) => r[kind].p99)} | ${figure((r) => r[kind].p999)} | ${runs.reduce((sum, r) => sum + r.errors + r.non2xx, 0)} | ${Math.max(...runs.map((r) => Math.round(r.generatorCpu * 100)))}% | ${Math.max(...runs.map((r) => r.maxScheduleLagMs)).toFixed(1)} | ${Math.max(...runs.map((r) => r.maxRssMb))} |`;
+    }),
+  ),
+);
+const growthRows = growth.keys().map((key) => {
+  const [engine, layout, size] = key.split('|');
+  const runs = growth.get(key);
+  const figure = (pick: (r: OpenLoopResult) => number) => show(spread(runs.map(pick)), 2);
+  return `| ${engine} | ${layout} | ${Number(size).toLocaleString('en')} | ${figure((r) => r.get.p50)} | ${figure((r) => r.get.p99)} | ${figure((r) => r.create.p50)} | ${figure((r) => r.create.p99)} | ${runs.reduce((sum, r) => sum + r.errors + r.non2xx, 0)} | ${Math.max(...runs.map((r) => r.maxRssMb))} |`;
+});
+
+const command = `pnpm bench ${process.argv.slice(2).join(' ')}`.trim();
 const report = `# Benchmarks
 
-Made by \`pnpm bench\` (${values.rounds} rounds, median shown; ${seconds} s per read and create run, ${connections} connections) on ${new Date().toISOString().slice(0, 10)}:
-Node ${process.version}, ${execFileSync('nproc').toString().trim()} cores; every server pinned to core 0 with \`taskset\`,
-\`wrk\` pinned to core 1. All servers ran in this one run, side by side. getPlants reads a 100-plant page; createPlant
-inserts a new id per request with the same durability everywhere (SQLite WAL + \`synchronous=FULL\`); deletePlant removes
-the plants the create run made. plant-store ran with \`LOG_LEVEL=warn\` and \`RATE_LIMIT_MAX=0\`. The machine is shared
-and noisy: compare ratios within one run, not absolute figures across runs.
+Made by \`${command}\` on ${new Date().toISOString().slice(0, 10)} in ${minutes.toFixed(1)} minutes: ${rounds} round${rounds === 1 ? '' : 's'}, Node
+${process.version}, ${execFileSync('nproc').toString().trim()} cores (${execFileSync('uname', ['-sr']).toString().trim()}); every server pinned to core 0 with \`taskset\`, \`wrk\` and the
+open-loop generator pinned to core 1. Each round starts every target in turn (the order rotates by one target per
+round) on a fresh database, seeds ${PRINCIPALS} principals with ${PLANTS_PER_PRINCIPAL} plants each over HTTP, runs the closed-loop
+scenarios, then the open-loop runs at 50% and 80% of the capacity that target just showed; the cost-growth runs
+follow. Every figure is the **median over the rounds, with the spread (min-max) in brackets**; a ratio is the median
+of the per-round ratios. plant-store ran with \`LOG_LEVEL=warn\` and \`RATE_LIMIT_MAX=0\`. The machine is shared and
+noisy: compare ratios within one run, not absolute figures across runs.
+
+## Closed loop (capacity)
+
+wrk, ${connections} connections, ${seconds} s per run (deletes ${Math.max(2, Math.round(seconds / 2))} s). **get** reads a 100-plant page as one principal (the
+cache-hit path); **create** inserts a new id per request with the same durability everywhere (SQLite WAL +
+\`synchronous=FULL\`, PostgreSQL's default \`fsync\`); **delete** removes the plants that round's create run made;
+**mixed** spreads requests over the ${PRINCIPALS} principals, 90% \`GET /plants?limit=R\` with R random in 10..100 and 10%
+creates, interleaved, so writes keep invalidating cached pages and reads meet the cache-miss path. Peers: Express 5
++ express-openapi-validator on better-sqlite3 (commit per request), and a naive Fastify + \`pg\` service (no cache,
+one query per request); bare Fastify answers a page from memory (the framework's ceiling).
 
 ![requests per second](benchmarks.svg)
 
-| server | operation | req/s | p50 ms | p99 ms | non-2xx | max RSS MB |
+| server | operation | req/s | p50 ms | p99 ms | non-2xx (all rounds) | max RSS MB |
 |---|---|---:|---:|---:|---:|---:|
-${table.join('\n')}
+${closedRows.join('\n')}
 
-## Ratios
+## Open loop (latency at fixed rates)
 
-| comparison | ratio |
-|---|---:|
-${ratios.map(([label, value]) => `| ${label} | ${value} |`).join('\n')}
+A generator of our own (\`scripts/bench/open-loop-generator.ts\`, 64 connections, ${openSeconds} s per run) sends on a fixed
+schedule whatever the answers do and counts each latency from the request's *intended* send time, so a stall is
+charged to every request it delayed (no coordinated omission). Rates are 50% and 80% of that round's closed-loop
+figure for the same target and operation, one principal. Generator CPU is its CPU time over wall time on core 1; the
+schedule lag is how late it ever was to send (both checked so the generator is not the bottleneck): a lag beyond a
+few ms means the generator was held off its core (by other processes on a shared machine), and the latencies of
+that run include the delay.
+
+| server | operation | load | rate req/s | p50 ms | p99 ms | p99.9 ms | errors + non-2xx | generator CPU (max) | schedule lag ms (max) | max RSS MB |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+${openRows.join('\n')}
+
+## How cost grows with the data
+
+${values['no-scale'] ? 'Not run (`--no-scale`).' : `The service at a fixed ${SCALE_RATE} req/s open loop, ${openSeconds} s per step after a 1 s warm-up, mixed load (90% reads of 10..100 plants, 10% creates) for one principal, with ${SIZES.map((s) => s.toLocaleString('en')).join(', ')} plants stored: all owned by that principal, or spread over 1000 principals (the measured one owns a thousandth). Plants are inserted in bulk with SQL between steps and the server restarts after each insert (empty caches).`}
+
+| engine | layout | stored plants | get p50 ms | get p99 ms | create p50 ms | create p99 ms | errors + non-2xx | max RSS MB |
+|---|---|---:|---:|---:|---:|---:|---:|---:|
+${growthRows.join('\n')}
+
+## Targets
+
+| comparison (target) | median (min-max over rounds) | |
+|---|---:|---|
+${checks.map((check) => `| ${check[0]} | ${show(check[1], check[2])} | ${verdict(check)} |`).join('\n')}
 
 ## SDK overhead
 
-${sdk ? `Sequential \`plants.list({ limit: 10 })\` calls against the SQLite service, ${sdk.calls} each way: bare \`fetch\` + \`json()\` ${sdk.fetchUs.toFixed(0)} us per call, the SDK ${sdk.sdkUs.toFixed(0)} us per call: ${(sdk.sdkUs - sdk.fetchUs).toFixed(0)} us (${(((sdk.sdkUs - sdk.fetchUs) / sdk.fetchUs) * 100).toFixed(0)}%) of overhead per call.` : 'not measured'}
+${sdk ? `Measured in round 1 only: sequential \`plants.list({ limit: 10 })\` calls against the SQLite service, ${sdk.calls} each way: bare \`fetch\` + \`json()\` ${sdk.fetchUs.toFixed(0)} us per call, the SDK ${sdk.sdkUs.toFixed(0)} us per call: ${(sdk.sdkUs - sdk.fetchUs).toFixed(0)} us (${(((sdk.sdkUs - sdk.fetchUs) / sdk.fetchUs) * 100).toFixed(0)}%) of overhead per call.` : 'not measured'}
 `;
 mkdirSync(docs, { recursive: true });
 writeFileSync(`${docs}benchmarks.md`, report);
 writeFileSync(`${docs}benchmarks.svg`, chart());
-console.log(`\nwrote docs/benchmarks.md and docs/benchmarks.svg\n`);
-console.log(ratios.map(([label, value]) => `${label}: ${value}`).join('\n'));
+console.log(`\nwrote docs/benchmarks.md and docs/benchmarks.svg (${minutes.toFixed(1)} minutes)\n`);
+console.log(checks.map((check) => `${check[0]}: ${show(check[1], check[2])} ${verdict(check)}`).join('\n'));

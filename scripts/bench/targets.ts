@@ -1,29 +1,41 @@
-// The servers the benchmark compares, each started pinned to core 0 and stopped afterwards.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+// The servers the benchmark compares, each started pinned to core 0 (every process registered in children.ts, so
+// none outlives the run) and seeded with the same principals and plants.
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { spawnTracked, stopChild } from './children.js';
 import type { Scenario } from './wrk.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(root, 'packages/server/bin/plant-store.js');
 
+/** The mixed workload's principals, and the plants each owns before it starts. */
+export const PRINCIPALS = 40;
+export const PLANTS_PER_PRINCIPAL = 200;
+
 export interface Running {
   url: string;
   pid: number;
+  /** The first principal's token: the single-principal scenarios use it. */
   token: string;
-  stop(): Promise<void>;
+  /** One token per principal (PRINCIPALS of them), for the mixed workload. */
+  tokens: string[];
+  /** Stops the server and, unless `keepData` is set, drops its PostgreSQL schema. */
+  stop(keepData?: boolean): Promise<void>;
 }
 
 export interface Target {
   name: string;
+  /** Closed-loop wrk scenarios; each of 'get' and 'create' is also measured open loop at fixed rates. */
   scenarios: Scenario[];
   start(port: number): Promise<Running>;
 }
 
 async function waitForHealth(url: string, child: ChildProcess, path = '/healthz'): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`${url}: server exited with ${child.exitCode}`);
     try {
       if ((await fetch(`${url}${path}`)).status < 500) return;
@@ -36,29 +48,28 @@ async function waitForHealth(url: string, child: ChildProcess, path = '/healthz'
 }
 
 function launch(command: string[], env: Record<string, string>, node = process.execPath): ChildProcess {
-  return spawn('taskset', ['-c', '0', node, ...command], {
+  return spawnTracked('taskset', ['-c', '0', node, ...command], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
 
-function stopper(child: ChildProcess) {
-  return () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-}
-
-async function seed(url: string, token: string): Promise<void> {
-  for (let id = 1; id <= 100; id++) {
-    await fetch(`${url}/plants`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ id, name: `plant number ${id}`, tag: `tag${id}` }),
-    });
-  }
+/** PLANTS_PER_PRINCIPAL plants for each token, created over HTTP 32 at a time. */
+async function seed(url: string, tokens: string[]): Promise<void> {
+  const jobs = tokens.flatMap((token) =>
+    Array.from({ length: PLANTS_PER_PRINCIPAL }, (_, i) => ({ token, id: i + 1 })),
+  );
+  const worker = async () => {
+    for (let job = jobs.pop(); job; job = jobs.pop()) {
+      const response = await fetch(`${url}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${job.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: job.id, name: `plant number ${job.id}`, tag: `tag${job.id}` }),
+      });
+      if (response.status !== 200) throw new Error(`${url}: seeding answered ${response.status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
 }
 
 /** The Node binary and the checkout's `plant-store` bin a target runs; by default this Node and this checkout. */
@@ -67,37 +78,124 @@ export interface Runtime {
   bin: string;
 }
 
+interface ServiceLibrary {
+  openStore(url: string): Promise<{
+    tokens: unknown;
+    migrate(): Promise<unknown>;
+    close(): Promise<void>;
+  }>;
+  issueToken(tokens: unknown, options: { subject: string }): Promise<{ token: string }>;
+}
+
+/** Migrates the database and issues one token per subject, through the built service library (one process). */
+export async function issueTokens(bin: string | undefined, databaseUrl: string, subjects: string[]): Promise<string[]> {
+  const library = (await import(pathToFileURL(join(bin ?? BIN, '../../dist/index.js')).href)) as ServiceLibrary;
+  const store = await library.openStore(databaseUrl);
+  try {
+    await store.migrate();
+    const tokens: string[] = [];
+    for (const subject of subjects) tokens.push((await library.issueToken(store.tokens, { subject })).token);
+    return tokens;
+  } finally {
+    await store.close();
+  }
+}
+
+const subjects = Array.from({ length: PRINCIPALS }, (_, i) => `bench-${i}`);
+
+/**
+ * A plant-store target: `env` is added to the server's environment (feature variants: metrics on or off, and so
+ * on), and every scenario, the mixed workload included, runs against it unchanged.
+ */
 export function plantStore(
   name: string,
   databaseUrl: () => string,
   env: Record<string, string> = {},
-  scenarios: Scenario[] = ['get', 'create', 'delete'],
+  scenarios: Scenario[] = ['get', 'create', 'delete', 'mixed'],
   runtime: Runtime = { node: process.execPath, bin: BIN },
+  seedPlants = true,
 ): Target {
   return {
     name,
     scenarios,
     async start(port) {
       const DATABASE_URL = databaseUrl();
-      const created = execFileSync(runtime.node, [runtime.bin, 'token', 'create', '--subject', 'bench'], {
-        env: { ...process.env, DATABASE_URL },
-        encoding: 'utf8',
-      });
-      const token = created.trim().split('\n').at(-1)!;
+      const tokens = await issueTokens(runtime.bin, DATABASE_URL, subjects);
       const child = launch(
         [runtime.bin, 'serve'],
         { DATABASE_URL, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0', ...env },
         runtime.node,
       );
       const url = `http://127.0.0.1:${port}`;
-      await waitForHealth(url, child);
-      await seed(url, token);
-      return { url, pid: child.pid!, token, stop: stopper(child) };
+      try {
+        await waitForHealth(url, child);
+        console.log(`${name}: started at ${url}, pid ${child.pid}`);
+        if (seedPlants) await seed(url, tokens);
+      } catch (error) {
+        await stopChild(child);
+        throw error;
+      }
+      const stop = async (keepData = false) => {
+        await stopChild(child);
+        if (!keepData) await dropDatabase(DATABASE_URL);
+      };
+      return { url, pid: child.pid!, token: tokens[0]!, tokens, stop };
     },
   };
 }
 
+/** Drops a benchmark's PostgreSQL schema (SQLite files live in a temporary folder). */
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const schema = /[?&]schema=(\w+)/.exec(databaseUrl)?.[1];
+  if (!databaseUrl.startsWith('postgres') || !schema) return;
+  const client = new pg.Client({ connectionString: POSTGRES });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
 export const sqliteFile = () => `sqlite:${join(mkdtempSync(join(tmpdir(), 'plant-store-bench-')), 'bench.db')}`;
+export const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
+export const postgresSchema = (prefix: string) => () =>
+  `${POSTGRES}?schema=${prefix}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+
+const peerTokens = Array.from({ length: PRINCIPALS }, (_, i) => `bench-token-${i}`);
+
+/** A peer server script from scripts/bench, run under tsx, accepting the `bench-token-<n>` tokens. */
+function peer(
+  name: string,
+  script: string,
+  scenarios: Scenario[],
+  env: () => Record<string, string>,
+  health: string,
+  seeded = true,
+) {
+  return {
+    name,
+    scenarios,
+    async start(port: number): Promise<Running> {
+      const vars = env();
+      const child = launch(['--import', 'tsx', join(root, 'scripts/bench', script)], { PORT: String(port), ...vars });
+      const url = `http://127.0.0.1:${port}`;
+      try {
+        await waitForHealth(url, child, health);
+        console.log(`${name}: started at ${url}, pid ${child.pid}`);
+        if (seeded) await seed(url, peerTokens);
+      } catch (error) {
+        await stopChild(child);
+        throw error;
+      }
+      const stop = async () => {
+        await stopChild(child);
+        if (vars.SCHEMA) await dropDatabase(`${POSTGRES}?schema=${vars.SCHEMA}`);
+      };
+      return { url, pid: child.pid!, token: peerTokens[0]!, tokens: peerTokens, stop };
+    },
+  };
+}
 
 export function targets(withPostgres: boolean): Target[] {
   const list: Target[] = [
@@ -107,39 +205,32 @@ export function targets(withPostgres: boolean): Target[] {
       'delete',
     ]),
   ];
+  if (withPostgres) list.push(plantStore('plant-store, PostgreSQL', postgresSchema('bench')));
+  list.push(
+    peer('bare Fastify, from memory (ceiling)', 'bare-fastify.ts', ['get'], () => ({}), '/plants', false),
+    peer(
+      'Express 5 + express-openapi-validator, SQLite',
+      'express-peer.ts',
+      ['get', 'create', 'delete', 'mixed'],
+      () => ({
+        DATABASE_PATH: join(mkdtempSync(join(tmpdir(), 'plant-store-bench-express-')), 'peer.db'),
+      }),
+      '/nope',
+    ),
+  );
   if (withPostgres) {
     list.push(
-      plantStore('plant-store, PostgreSQL', () => `postgres://postgres@127.0.0.1:5432/test?schema=bench_${Date.now()}`),
+      peer(
+        'naive Fastify + pg, PostgreSQL (no cache)',
+        'naive-pg.ts',
+        ['get', 'create', 'delete', 'mixed'],
+        () => ({
+          DATABASE_URL: POSTGRES,
+          SCHEMA: `bench_naive_${Date.now()}`,
+        }),
+        '/nope',
+      ),
     );
   }
-  list.push(
-    {
-      name: 'bare Fastify, from memory (ceiling)',
-      scenarios: ['get'],
-      async start(port) {
-        const child = launch(['--import', 'tsx', join(root, 'scripts/bench/bare-fastify.ts')], { PORT: String(port) });
-        const url = `http://127.0.0.1:${port}`;
-        await waitForHealth(url, child, '/plants');
-        return { url, pid: child.pid!, token: 'unused', stop: stopper(child) };
-      },
-    },
-    {
-      name: 'Express 5 + express-openapi-validator, SQLite',
-      scenarios: ['get', 'create', 'delete'],
-      async start(port) {
-        const token = 'bench-token';
-        const dir = mkdtempSync(join(tmpdir(), 'plant-store-bench-express-'));
-        const child = launch(['--import', 'tsx', join(root, 'scripts/bench/express-peer.ts')], {
-          PORT: String(port),
-          TOKEN: token,
-          DATABASE_PATH: join(dir, 'peer.db'),
-        });
-        const url = `http://127.0.0.1:${port}`;
-        await waitForHealth(url, child, '/nope');
-        await seed(url, token);
-        return { url, pid: child.pid!, token, stop: stopper(child) };
-      },
-    },
-  );
   return list;
 }

@@ -1,8 +1,10 @@
-// Runs wrk (Debian's) pinned to core 1 against a server pinned to core 0, and reads its figures.
-import { spawn } from 'node:child_process';
+// Runs wrk (Debian's) pinned to core 1 against a server pinned to core 0, and reads its figures. Closed loop: each
+// connection sends its next request when the last one is answered, so these give capacity, not latency under load.
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runToEnd } from './children.js';
 
 export interface WrkResult {
   requestsPerSec: number;
@@ -10,6 +12,19 @@ export interface WrkResult {
   p99Ms: number;
   non2xx: number;
   maxRssMb: number;
+}
+
+/** Stops the benchmark at once, with the command that installs wrk, when it is not on the PATH. */
+export function requireWrk(): void {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+  } catch (error) {
+    // wrk --version exits 1 after printing its version; only a missing binary is ENOENT.
+    if ((error as { code?: string }).code === 'ENOENT') {
+      console.error('bench: wrk is not installed. Install it with:\n\n  apt-get install -y wrk\n');
+      process.exit(2);
+    }
+  }
 }
 
 const CREATE = `local n = 0
@@ -29,6 +44,23 @@ request = function()
   return wrk.format("DELETE", string.format("/plants/%d", base + n), {["Authorization"] = auth})
 end`;
 
+// Many principals, a random page size 10..100 per read, and one create in ten: writes invalidate the owners'
+// cached pages, so reads keep meeting the cache-miss path.
+const MIXED = `local n = 0
+local base = tonumber(os.getenv("BASE"))
+local auths = {}
+for token in string.gmatch(os.getenv("TOKENS"), "[^,]+") do auths[#auths + 1] = "Bearer " .. token end
+math.randomseed(tonumber(os.getenv("SEED")))
+request = function()
+  local auth = auths[math.random(#auths)]
+  if math.random(10) == 1 then
+    n = n + 1
+    local body = string.format('{"id":%d,"name":"mixed plant %d","tag":"bench"}', base + n, n)
+    return wrk.format("POST", "/plants", {["Content-Type"] = "application/json", ["Authorization"] = auth}, body)
+  end
+  return wrk.format("GET", string.format("/plants?limit=%d", math.random(10, 100)), {["Authorization"] = auth})
+end`;
+
 function millis(text: string | undefined): number {
   const match = /([\d.]+)(us|ms|s)/.exec(text ?? '');
   if (!match) return Number.NaN;
@@ -36,7 +68,7 @@ function millis(text: string | undefined): number {
   return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
 }
 
-function rssMb(pid: number): number {
+export function rssMb(pid: number): number {
   try {
     const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb ? Number(kb) / 1024 : 0;
@@ -45,12 +77,25 @@ function rssMb(pid: number): number {
   }
 }
 
-export type Scenario = 'get' | 'create' | 'delete';
+/** Samples a process's RSS every 200 ms until stopped; returns the peak in MB. */
+export function rssSampler(pid: number): () => number {
+  let max = rssMb(pid);
+  const timer = setInterval(() => {
+    max = Math.max(max, rssMb(pid));
+  }, 200);
+  return () => {
+    clearInterval(timer);
+    return Math.round(Math.max(max, rssMb(pid)));
+  };
+}
+
+export type Scenario = 'get' | 'create' | 'delete' | 'mixed';
 
 export async function wrk(options: {
   url: string;
   scenario: Scenario;
   token: string;
+  tokens?: string[];
   base: number;
   seconds: number;
   connections: number;
@@ -61,33 +106,28 @@ export async function wrk(options: {
     args.push('-H', `Authorization: Bearer ${options.token}`, `${options.url}/plants?limit=100`);
   } else {
     const script = join(tmpdir(), `plant-store-bench-${options.scenario}.lua`);
-    writeFileSync(script, options.scenario === 'create' ? CREATE : DELETE);
+    const lua = { create: CREATE, delete: DELETE, mixed: MIXED }[options.scenario];
+    writeFileSync(script, lua);
     args.push('-s', script, options.url);
   }
-  let maxRss = rssMb(options.serverPid);
-  const sampler = setInterval(() => {
-    maxRss = Math.max(maxRss, rssMb(options.serverPid));
-  }, 200);
-  const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn('taskset', args, {
-      env: { ...process.env, TOKEN: options.token, BASE: String(options.base) },
-    });
-    let text = '';
-    child.stdout.on('data', (chunk) => {
-      text += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      text += chunk;
-    });
-    child.on('error', reject);
-    child.on('exit', () => resolve(text));
+  const peakRss = rssSampler(options.serverPid);
+  const run = await runToEnd('taskset', args, {
+    ...process.env,
+    TOKEN: options.token,
+    TOKENS: (options.tokens ?? [options.token]).join(','),
+    BASE: String(options.base),
+    SEED: String(options.base % 1_000_003),
   });
-  clearInterval(sampler);
+  const output = run.stdout + run.stderr;
+  if (run.code !== 0) throw new Error(`wrk exited with ${run.code}: ${output}`);
+  const maxRssMb = peakRss();
+  const requestsPerSec = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
+  if (!Number.isFinite(requestsPerSec)) throw new Error(`wrk gave no figures:\n${output}`);
   return {
-    requestsPerSec: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? Number.NaN),
+    requestsPerSec,
     p50Ms: millis(/\s50%\s+(\S+)/.exec(output)?.[1]),
     p99Ms: millis(/\s99%\s+(\S+)/.exec(output)?.[1]),
     non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(output)?.[1] ?? 0),
-    maxRssMb: Math.round(maxRss),
+    maxRssMb,
   };
 }

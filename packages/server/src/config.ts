@@ -1,7 +1,7 @@
 // Configuration: read from the environment once, at start-up, validated into a frozen object that is passed in.
 // A bad value stops start-up with a message naming the variable and what it accepts.
 
-/** SQLite: the page cache's default bound, in bytes (PAGE_CACHE_BYTES). */
+/** The page cache's default bound, in bytes (PAGE_CACHE_BYTES), on both stores. */
 export const DEFAULT_PAGE_CACHE_BYTES = 16 * 1024 * 1024;
 
 /**

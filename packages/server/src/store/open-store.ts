@@ -11,7 +11,7 @@ export interface OpenOptions {
   timeoutMs?: number;
   /** SQLite group commit (default on). */
   groupCommit?: boolean;
-  /** SQLite page cache bound in bytes (default 16 MiB). */
+  /** Page cache bound in bytes, both engines (default 16 MiB). */
   pageCacheBytes?: number;
   /** SQLite: hears the size of each group-commit batch (metrics). */
   onGroupCommit?: (size: number) => void;
@@ -31,6 +31,7 @@ export async function openStore(databaseUrl: string, options: OpenOptions = {}):
       url: databaseUrl,
       poolSize: options.poolSize ?? 10,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
     });
   }
   const sqlite = {

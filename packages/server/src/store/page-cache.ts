@@ -1,26 +1,35 @@
-// The SQLite store's cache of plant pages, by owner and (limit, cursor): a page is built once and answered from
-// memory until that owner's plants change. Clients choose `limit` and forge cursors freely, so the cache is an LRU
-// bounded in bytes (PAGE_CACHE_BYTES), not in entries: the least recently used pages go first.
+// The stores' cache of plant pages, by owner and (limit, cursor): a page is built once and answered from memory
+// until that owner's plants change. Clients choose `limit` and forge cursors freely, so the cache is an LRU bounded
+// in bytes (PAGE_CACHE_BYTES), not in entries: the least recently used pages go first. The same LRU, with another
+// `sizeOf`, holds the PostgreSQL store's token records.
 import { DEFAULT_PAGE_CACHE_BYTES } from '../config.js';
 import type { CacheStats, PlantPage } from './store.js';
 
 /** What an entry costs besides its JSON text and key: the objects around them, the maps' slots. */
 const ENTRY_OVERHEAD_BYTES = 256;
 
-export class PageCache {
+/** What a page costs: its JSON text, two bytes a character. */
+const pageBytes = (page: PlantPage) => 2 * page.json.length;
+
+export class PageCache<Value = PlantPage> {
   // Map order is use order (a hit is moved to the end), so the first key is the least recently used.
-  readonly #pages = new Map<string, { owner: string; page: PlantPage; bytes: number }>();
+  readonly #pages = new Map<string, { owner: string; page: Value; bytes: number }>();
   readonly #keysByOwner = new Map<string, Set<string>>();
   readonly #maxBytes: number;
+  readonly #sizeOf: (value: Value) => number;
   #bytes = 0;
   #hits = 0;
   #misses = 0;
 
-  constructor(maxBytes: number = DEFAULT_PAGE_CACHE_BYTES) {
+  constructor(
+    maxBytes: number = DEFAULT_PAGE_CACHE_BYTES,
+    sizeOf: (value: Value) => number = pageBytes as unknown as (value: Value) => number,
+  ) {
     this.#maxBytes = maxBytes;
+    this.#sizeOf = sizeOf;
   }
 
-  get(owner: string, key: string): PlantPage | undefined {
+  get(owner: string, key: string): Value | undefined {
     const id = PageCache.#id(owner, key);
     const entry = this.#pages.get(id);
     if (!entry) {
@@ -33,9 +42,9 @@ export class PageCache {
     return entry.page;
   }
 
-  set(owner: string, key: string, page: PlantPage): void {
+  set(owner: string, key: string, page: Value): void {
     const id = PageCache.#id(owner, key);
-    const bytes = 2 * (page.json.length + id.length) + ENTRY_OVERHEAD_BYTES;
+    const bytes = this.#sizeOf(page) + 2 * id.length + ENTRY_OVERHEAD_BYTES;
     if (bytes > this.#maxBytes) return;
     this.#remove(id);
     while (this.#bytes + bytes > this.#maxBytes) {
@@ -61,6 +70,11 @@ export class PageCache {
   /** Lookups answered and missed since the cache was made, and what it holds now. */
   stats(): CacheStats {
     return { hits: this.#hits, misses: this.#misses, bytes: this.#bytes, entries: this.#pages.size };
+  }
+
+  /** The bytes the cached entries are counted as, at most the bound given. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   clear(): void {

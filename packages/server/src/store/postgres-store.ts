@@ -1,9 +1,15 @@
 // The PostgreSQL store: a connection pool, exact BIGINT ids (sent and read as text, never as a rounding number),
 // migrations under an advisory lock so instances starting together apply them once, and 503s while it is down.
+// Reads are answered from byte-bounded caches (pages, token records) while the change feed is live; creates are
+// group-committed (postgres-create-batch.ts); every write NOTIFYs the other instances in its own transaction.
 import pg from 'pg';
+import { DEFAULT_PAGE_CACHE_BYTES } from '../config.js';
 import { StoreUnavailableError } from '../errors.js';
+import { PageCache } from './page-cache.js';
+import { ChangeFeed, channelFor, encodeChange } from './postgres-change-feed.js';
+import { CreateBatch, rowKey } from './postgres-create-batch.js';
 import { postgresMigrations } from './postgres-migrations.js';
-import type { PlantPage, Store } from './store.js';
+import type { PlantPage, Store, TokenRecord } from './store.js';
 import { type TokenRow, toTokenRecord } from './token-row.js';
 
 // Any 64-bit key; the lock only serialises this service's migrations.
@@ -18,7 +24,50 @@ export interface PostgresOptions {
    * client-side timeout for a server that stops answering). Keep it below REQUEST_TIMEOUT_MS.
    */
   timeoutMs?: number;
+  /** Most bytes of cached pages (PAGE_CACHE_BYTES). */
+  pageCacheBytes?: number;
 }
+
+/** Most bytes of cached token records; only tokens that exist are cached, so this holds thousands of principals. */
+const TOKEN_CACHE_BYTES = 4 * 1024 * 1024;
+type CachedToken = TokenRecord & { secretHash: Buffer };
+const tokenBytes = (token: CachedToken) => 2 * (token.id.length + token.subject.length) + 64 + 256;
+
+/** Generation counters of owners, hashed into a fixed number of buckets so the table never grows. */
+const BUCKETS = 1024;
+function bucketOf(owner: string): number {
+  let hash = 2166136261;
+  for (let i = 0; i < owner.length; i++) hash = Math.imul(hash ^ owner.charCodeAt(i), 16777619);
+  return (hash >>> 0) % BUCKETS;
+}
+
+// One page as JSON built by PostgreSQL, its last id, and whether one more row follows: one statement.
+const LIST_PLANTS = `SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('name', name, 'tag', tag)) ORDER BY id)
+           FILTER (WHERE n <= $3), '[]'::jsonb)::text AS json,
+         (max(id) FILTER (WHERE n <= $3))::text AS last_id,
+         count(*) > $3 AS has_more
+  FROM (SELECT id, name, tag, row_number() OVER (ORDER BY id) AS n FROM plants
+        WHERE owner = $1 AND ($2::bigint IS NULL OR id > $2::bigint)
+        ORDER BY id LIMIT $3 + 1) AS page`;
+
+// A batch of creates in one statement, so one commit: the rows inserted come back, and one NOTIFY per owner goes
+// out at commit. Issue 12's outbox adds its insert here as one more data-modifying CTE reading \`inserted\`
+// (e.g. \`events AS (INSERT INTO outbox (...) SELECT ... FROM inserted)\`), in the same transaction.
+const INSERT_PLANTS = `WITH inserted AS (
+    INSERT INTO plants (owner, id, name, tag)
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[])
+    ON CONFLICT (owner, id) DO NOTHING
+    RETURNING owner, id
+  ), notified AS (
+    SELECT pg_notify($5, 'p:' || owner) FROM (SELECT DISTINCT owner FROM inserted) AS owners
+  )
+  SELECT owner, id::text AS id, (SELECT count(*) FROM notified) AS notified FROM inserted`;
+
+const DELETE_PLANT = `WITH deleted AS (DELETE FROM plants WHERE owner = $1 AND id = $2 RETURNING owner)
+  SELECT pg_notify($3, 'p:' || owner) FROM deleted`;
+
+const REVOKE_TOKEN = `WITH revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING id)
+  SELECT pg_notify($3, $4) FROM revoked`;
 
 /** The deadline of a database call when none is given. */
 const DEFAULT_POSTGRES_TIMEOUT_MS = 5_000;
@@ -43,7 +92,12 @@ function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-export function openPostgresStore({ url, poolSize, timeoutMs = DEFAULT_POSTGRES_TIMEOUT_MS }: PostgresOptions): Store {
+export function openPostgresStore({
+  url,
+  poolSize,
+  timeoutMs = DEFAULT_POSTGRES_TIMEOUT_MS,
+  pageCacheBytes = DEFAULT_PAGE_CACHE_BYTES,
+}: PostgresOptions): Store {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
   parsed.searchParams.delete('schema');
@@ -63,9 +117,9 @@ export function openPostgresStore({ url, poolSize, timeoutMs = DEFAULT_POSTGRES_
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});
 
-  async function query<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
+  async function query<Row extends pg.QueryResultRow>(text: string, values: unknown[] = [], name?: string) {
     try {
-      return await pool.query<Row>(text, values);
+      return await pool.query<Row>(name ? { name, text, values } : { text, values });
     } catch (error) {
       if (isUnavailable(error))
         throw new StoreUnavailableError('the PostgreSQL database is unreachable', { cause: error });
@@ -73,43 +127,102 @@ export function openPostgresStore({ url, poolSize, timeoutMs = DEFAULT_POSTGRES_
     }
   }
 
+  // Caches, trusted only while the feed is live. A read fetched while its owner's generation (or the epoch) moved
+  // may predate a change it was told about, so it is answered but not cached.
+  const channel = channelFor(schema);
+  const pages = new PageCache(pageCacheBytes);
+  const tokens = new PageCache<CachedToken>(TOKEN_CACHE_BYTES, tokenBytes);
+  const generations = new Uint32Array(BUCKETS);
+  let epoch = 0;
+  const feed = new ChangeFeed({
+    connectionString: parsed.toString(),
+    channel,
+    timeoutMs,
+    onChange(change) {
+      if (change?.kind === 'plants') {
+        pages.forget(change.owner);
+        generations[bucketOf(change.owner)]!++;
+      } else if (change?.kind === 'tokens') {
+        tokens.clear();
+        epoch++;
+      } else {
+        pages.clear();
+        tokens.clear();
+        epoch++;
+      }
+    },
+  });
+  // The feed starts with the first read, so one-off commands (the CLI) never open it.
+  let feedStarted = false;
+  const cacheLive = () => {
+    if (!feedStarted) {
+      feedStarted = true;
+      void feed.start();
+    }
+    return feed.live;
+  };
+  const changedLocally = (owner: string) => {
+    pages.forget(owner);
+    generations[bucketOf(owner)]!++;
+  };
+
+  const creates = new CreateBatch(async (rows) => {
+    const result = await query<{ owner: string; id: string }>(
+      INSERT_PLANTS,
+      [
+        rows.map((row) => row.owner),
+        rows.map((row) => row.plant.id.toString()),
+        rows.map((row) => row.plant.name),
+        rows.map((row) => row.plant.tag ?? null),
+        channel,
+      ],
+      'insert_plants',
+    );
+    return new Set(result.rows.map((row) => rowKey(row.owner, row.id)));
+  });
+
   return {
     kind: 'postgres',
     poolStats: () => ({ max: poolSize, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    cacheStats: () => pages.stats(),
     plants: {
       async create(owner, plant) {
-        const result = await query(
-          'INSERT INTO plants (owner, id, name, tag) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
-          [owner, plant.id.toString(), plant.name, plant.tag ?? null],
-        );
-        return result.rowCount === 1;
+        const created = await creates.create(owner, plant);
+        if (created) changedLocally(owner);
+        return created;
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
-        // One query: the page as JSON built by PostgreSQL, its last id, and whether one more row follows.
+        const key = `${limit}:${after ?? ''}`;
+        const live = cacheLive();
+        if (live) {
+          const cached = pages.get(owner, key);
+          if (cached) return cached;
+        }
+        const bucket = bucketOf(owner);
+        const seen = [generations[bucket], epoch];
         const result = await query<{ json: string; last_id: string | null; has_more: boolean }>(
-          `SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('name', name, 'tag', tag)) ORDER BY id)
-                    FILTER (WHERE n <= $3), '[]'::jsonb)::text AS json,
-                  (max(id) FILTER (WHERE n <= $3))::text AS last_id,
-                  count(*) > $3 AS has_more
-           FROM (SELECT id, name, tag, row_number() OVER (ORDER BY id) AS n FROM plants
-                 WHERE owner = $1 AND ($2::bigint IS NULL OR id > $2::bigint)
-                 ORDER BY id LIMIT $3 + 1) AS page`,
+          LIST_PLANTS,
           [owner, after === undefined ? null : after.toString(), limit],
+          'list_plants',
         );
         const row = result.rows[0]!;
-        return {
+        const page: PlantPage = {
           json: row.json,
           lastId: row.last_id === null ? undefined : BigInt(row.last_id),
           hasMore: row.has_more,
         };
+        if (live && feed.live && seen[0] === generations[bucket] && seen[1] === epoch) pages.set(owner, key, page);
+        return page;
       },
       async delete(owner, id) {
-        const result = await query('DELETE FROM plants WHERE owner = $1 AND id = $2', [owner, id.toString()]);
+        const result = await query(DELETE_PLANT, [owner, id.toString(), channel], 'delete_plant');
+        if (result.rowCount === 1) changedLocally(owner);
         return result.rowCount === 1;
       },
     },
     tokens: {
       async insert(record, secretHash) {
+        // Unknown hashes are never cached, so a new token needs no invalidation.
         await query(
           `INSERT INTO tokens (id, subject, scopes, secret_hash, created_at, expires_at, revoked_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7)`,
@@ -125,16 +238,28 @@ export function openPostgresStore({ url, poolSize, timeoutMs = DEFAULT_POSTGRES_
         );
       },
       async findByHash(secretHash) {
-        const result = await query<TokenRow>('SELECT * FROM tokens WHERE secret_hash = $1', [secretHash]);
+        const key = secretHash.toString('latin1');
+        const live = cacheLive();
+        if (live) {
+          const cached = tokens.get('', key);
+          if (cached) return cached;
+        }
+        const seen = epoch;
+        const result = await query<TokenRow>('SELECT * FROM tokens WHERE secret_hash = $1', [secretHash], 'token');
         const row = result.rows[0];
-        return row ? { ...toTokenRecord(row), secretHash: row.secret_hash } : undefined;
+        if (!row) return undefined; // unknown hashes are not cached: random tokens must not grow the cache
+        const record = Object.freeze({ ...toTokenRecord(row), secretHash: row.secret_hash });
+        if (live && feed.live && seen === epoch) tokens.set('', key, record);
+        return record;
       },
       async list() {
         const result = await query<TokenRow>('SELECT * FROM tokens ORDER BY created_at, id');
         return result.rows.map(toTokenRecord);
       },
       async revoke(id, at) {
-        const result = await query('UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1', [id, at]);
+        const result = await query(REVOKE_TOKEN, [id, at, channel, encodeChange({ kind: 'tokens' })]);
+        tokens.clear();
+        epoch++;
         return result.rowCount === 1;
       },
     },
@@ -178,6 +303,7 @@ export function openPostgresStore({ url, poolSize, timeoutMs = DEFAULT_POSTGRES_
       await query('SELECT 1');
     },
     async close() {
+      await feed.close();
       await pool.end();
     },
   };

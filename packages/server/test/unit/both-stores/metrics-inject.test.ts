@@ -130,7 +130,7 @@ describe('store metrics', () => {
     await failing.app.close();
   });
 
-  it.runIf(TEST_DATABASE === 'sqlite')('counts page-cache hits, misses and bytes', () => {
+  it('counts page-cache hits, misses and bytes', () => {
     // alice: a miss, then a hit; bob: one miss and seven hits (the 429 never reaches the store).
     expect(sampleValue(text, 'plant_store_page_cache_hits_total')).toBe(8);
     expect(sampleValue(text, 'plant_store_page_cache_misses_total')).toBe(2);

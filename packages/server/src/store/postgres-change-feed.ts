@@ -1,0 +1,115 @@
+// The PostgreSQL store's change feed: one dedicated connection LISTENs on the schema's channel, and every commit
+// that changes plants or tokens sends a NOTIFY in its own transaction (delivered at commit, to every instance). The
+// caches of an instance are trusted only while its feed is live: from the moment LISTEN succeeded until the
+// connection fails or misses a heartbeat. While it is down, the store reads through to the database, and it empties
+// its caches when the feed comes back, since notifications sent meanwhile were lost.
+import pg from 'pg';
+
+/** A notification's payload: `p:<owner>` for a change to that owner's plants, `t` for a change to tokens. */
+export type Change = { kind: 'plants'; owner: string } | { kind: 'tokens' };
+
+export interface ChangeFeedOptions {
+  /** The connection string (without the `schema` parameter). */
+  connectionString: string;
+  /** The channel, one per schema: LISTEN/NOTIFY channels are database-wide. */
+  channel: string;
+  /** Called for every change, and with `undefined` for "anything may have changed" (feed lost or regained). */
+  onChange: (change: Change | undefined) => void;
+  /** How often the connection is checked, and the deadline of each check and of connecting, in ms. */
+  heartbeatMs?: number;
+  timeoutMs?: number;
+}
+
+/** The channel of a schema (public when none is named): a valid identifier of at most 63 bytes. */
+export function channelFor(schema: string | null): string {
+  return `plant_store_${schema ?? 'public'}`.slice(0, 63);
+}
+
+export function encodeChange(change: Change): string {
+  return change.kind === 'plants' ? `p:${change.owner}` : 't';
+}
+
+function decodeChange(payload: string | undefined): Change | undefined {
+  if (payload === 't') return { kind: 'tokens' };
+  if (payload?.startsWith('p:')) return { kind: 'plants', owner: payload.slice(2) };
+  return undefined;
+}
+
+export class ChangeFeed {
+  readonly #options: Required<ChangeFeedOptions>;
+  #client: pg.Client | undefined;
+  #live = false;
+  #closed = false;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #retry: NodeJS.Timeout | undefined;
+  #retryMs = 50;
+
+  constructor(options: ChangeFeedOptions) {
+    this.#options = { heartbeatMs: 1_000, timeoutMs: 2_000, ...options };
+  }
+
+  /** True while every change committed by any instance is being received: caches may answer. */
+  get live(): boolean {
+    return this.#live;
+  }
+
+  /** Connects and listens; resolves once listening or once the first attempt failed (retries go on behind). */
+  async start(): Promise<void> {
+    await this.#connect();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#down();
+    clearTimeout(this.#retry);
+  }
+
+  async #connect(): Promise<void> {
+    if (this.#closed) return;
+    const { connectionString, channel, timeoutMs } = this.#options;
+    const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+    this.#client = client;
+    client.on('error', () => this.#lost(client));
+    client.on('end', () => this.#lost(client));
+    client.on('notification', (message) => {
+      if (message.channel === channel) this.#options.onChange(decodeChange(message.payload));
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${channel}`);
+    } catch {
+      this.#lost(client);
+      return;
+    }
+    if (this.#client !== client) return;
+    // Whatever changed while no one listened is unknown: start from empty caches, then trust them.
+    this.#options.onChange(undefined);
+    this.#live = true;
+    this.#retryMs = 50;
+    this.#heartbeat = setInterval(() => {
+      client.query('SELECT 1').catch(() => this.#lost(client));
+    }, this.#options.heartbeatMs);
+    this.#heartbeat.unref();
+  }
+
+  #down(): void {
+    const wasLive = this.#live;
+    this.#live = false;
+    clearInterval(this.#heartbeat);
+    const client = this.#client;
+    this.#client = undefined;
+    client?.end().catch(() => {});
+    if (wasLive) this.#options.onChange(undefined);
+  }
+
+  // A failure of the current connection: stop trusting the caches at once, and reconnect with backoff (50 ms to 2 s).
+  #lost(client: pg.Client): void {
+    if (this.#client !== client) return;
+    this.#down();
+    if (this.#closed) return;
+    clearTimeout(this.#retry);
+    this.#retry = setTimeout(() => void this.#connect(), this.#retryMs);
+    this.#retry.unref();
+    this.#retryMs = Math.min(this.#retryMs * 2, 2_000);
+  }
+}

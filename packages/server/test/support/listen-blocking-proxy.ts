@@ -1,0 +1,57 @@
+// Test support: a loopback TCP proxy in front of the machine's PostgreSQL that can cut the change feed alone. While
+// `blockListen` is on, any connection whose client sends a LISTEN is destroyed (at once, and on every reconnect),
+// while ordinary query connections pass untouched: the database stays up, the feed stays down.
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { POSTGRES_URL } from '@plant-store/test-kit';
+
+export interface ListenBlockingProxy {
+  /** POSTGRES_URL through the proxy, with `?schema=` for the given schema. */
+  url(schema: string): string;
+  /** Destroys the connections that LISTENed, and any that LISTEN from now on, until set back to false. */
+  blockListen(on: boolean): void;
+  close(): Promise<void>;
+}
+
+export async function startListenBlockingProxy(): Promise<ListenBlockingProxy> {
+  const target = new URL(POSTGRES_URL);
+  const listeners = new Set<Socket>();
+  const all = new Set<Socket>();
+  let blocked = false;
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    const pair = [client, upstream];
+    for (const socket of pair) {
+      all.add(socket);
+      socket.on('close', () => {
+        all.delete(socket);
+        listeners.delete(client);
+        for (const other of pair) other.destroy();
+      });
+      socket.on('error', () => {});
+    }
+    client.on('data', (chunk: Buffer) => {
+      if (chunk.includes('LISTEN ')) {
+        listeners.add(client);
+        if (blocked) {
+          for (const socket of pair) socket.destroy();
+          return;
+        }
+      }
+      upstream.write(chunk);
+    });
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: (schema) => `postgres://${target.username}@127.0.0.1:${port}${target.pathname}?schema=${schema}`,
+    blockListen(on) {
+      blocked = on;
+      if (on) for (const socket of listeners) socket.destroy();
+    },
+    async close() {
+      for (const socket of all) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
