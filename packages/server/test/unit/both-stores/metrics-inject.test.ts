@@ -1,6 +1,6 @@
 // Prometheus metrics through inject: after a known sequence of requests the registry holds exact counts per
 // operationId, route template and status; rate-limit rejections, requests in flight, store calls by engine, and the
-// SQLite page cache and group commit or the PostgreSQL pool.
+// page cache, the SQLite group commit or the PostgreSQL pool.
 import { createTestApp, TEST_DATABASE, type TestApp } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { samplesWith, sampleValue } from '../../support/prometheus.js';
