@@ -1,11 +1,17 @@
 // The contract document itself: where openapi.yaml lives, and reading it. Node only (node:fs); the SDK never
 // imports this module.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
 /** openapi.yaml at the repository root (the same two folders up from src/ and from dist/). */
-export const OPENAPI_URL = new URL('../../../openapi.yaml', import.meta.url);
+const REPOSITORY_COPY = new URL('../../../openapi.yaml', import.meta.url);
+
+/**
+ * The document read at run time: the repository's, or, where there is no repository (a deployed package, the
+ * container image), the copy the build puts in dist/ beside this module.
+ */
+export const OPENAPI_URL = existsSync(REPOSITORY_COPY) ? REPOSITORY_COPY : new URL('./openapi.yaml', import.meta.url);
 
 /** The file system path of openapi.yaml. */
 export const OPENAPI_PATH = fileURLToPath(OPENAPI_URL);

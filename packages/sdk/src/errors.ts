@@ -96,17 +96,34 @@ export class InternalServerError extends PlantStoreError {
   override name = 'InternalServerError';
 }
 
+/** What the errors of a call without an answer are built from: the cause, and the request id it was sent with. */
+export interface NoAnswerOptions extends ErrorOptions {
+  requestId?: string | undefined;
+}
+
 /**
  * The request never got an answer: DNS, refused or reset connection, offline, or (in a browser) a CORS refusal, which
  * the browser does not let the page tell apart. `cause` holds the reason.
  */
 export class PlantStoreConnectionError extends PlantStoreSdkError {
   override name = 'PlantStoreConnectionError';
+  /** The `x-request-id` the request was sent with (yours or a middleware's); undefined when it had none. */
+  readonly requestId: string | undefined;
+  constructor(message: string, options: NoAnswerOptions = {}) {
+    super(message, options);
+    this.requestId = options.requestId;
+  }
 }
 
 /** No answer within the timeout (`timeoutMs`, per attempt). */
 export class PlantStoreTimeoutError extends PlantStoreSdkError {
   override name = 'PlantStoreTimeoutError';
+  /** The `x-request-id` the request was sent with: the service's log may still show how it ended. */
+  readonly requestId: string | undefined;
+  constructor(message: string, options: NoAnswerOptions = {}) {
+    super(message, options);
+    this.requestId = options.requestId;
+  }
 }
 
 /** The caller aborted the call through its `signal`; `cause` is the signal's reason. Never retried. */

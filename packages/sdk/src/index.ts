@@ -26,6 +26,7 @@ export {
   BadRequestError,
   ConflictError,
   InternalServerError,
+  type NoAnswerOptions,
   NotFoundError,
   PayloadTooLargeError,
   PermissionDeniedError,
@@ -40,6 +41,7 @@ export {
 } from './errors.js';
 export { PLANT_STORE_LIMITS, PLANT_TEXT_PATTERN } from './limits.js';
 export { parsePlantId } from './plant-id.js';
+export { type TraceContextHeaders, traceContextMiddleware } from './trace-context.js';
 export type { CallOptions, RetryInfo, RetryOptions, TokenContext, TokenSource } from './transport.js';
 export {
   PlantStoreWebhook,

@@ -130,11 +130,13 @@ async function attempt(options: TransportOptions, request: Prepared, call: CallO
   // Listening for 'abort' below misses a signal that has already fired.
   if (call.signal?.aborted) throw aborted(call.signal);
   const timeoutMs = call.timeoutMs ?? options.timeoutMs;
+  // Errors without an answer carry the id the request was sent with, to find it in the service's log.
+  const requestId = new Headers(request.init.headers).get('x-request-id') ?? undefined;
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    controller.abort(new PlantStoreTimeoutError(`no answer within ${timeoutMs} ms`));
+    controller.abort(new PlantStoreTimeoutError(`no answer within ${timeoutMs} ms`, { requestId }));
   }, timeoutMs);
   const onAbort = () => controller.abort(call.signal?.reason);
   call.signal?.addEventListener('abort', onAbort, { once: true });
@@ -149,7 +151,7 @@ async function attempt(options: TransportOptions, request: Prepared, call: CallO
   try {
     return await Promise.race([options.fetch(outgoing), abandoned]);
   } catch (error) {
-    if (timedOut) throw new PlantStoreTimeoutError(`no answer within ${timeoutMs} ms`, { cause: error });
+    if (timedOut) throw new PlantStoreTimeoutError(`no answer within ${timeoutMs} ms`, { cause: error, requestId });
     if (call.signal?.aborted) throw aborted(call.signal);
     const reason = (error as Error).message;
     const page = crossOriginPage(request.url);
@@ -158,10 +160,13 @@ async function attempt(options: TransportOptions, request: Prepared, call: CallO
         `could not reach the Plant Store service at ${new URL(request.url).origin} (${reason}). In a browser the ` +
           `likeliest cause is CORS: the service must allow this page's origin ${page} (its CORS_ORIGINS setting); ` +
           'otherwise the service is down or the network is offline',
-        { cause: error },
+        { cause: error, requestId },
       );
     }
-    throw new PlantStoreConnectionError(`could not reach the Plant Store service: ${reason}`, { cause: error });
+    throw new PlantStoreConnectionError(`could not reach the Plant Store service: ${reason}`, {
+      cause: error,
+      requestId,
+    });
   } finally {
     inFlight.delete(outgoing);
     clearTimeout(timer);

@@ -23,6 +23,12 @@ import { registerRateLimit } from './http/rate-limit.js';
 import { registerRequestIdHeader, requestId } from './http/request-id.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerValidation } from './http/validation.js';
+import {
+  type Observability,
+  observedStore,
+  registerObservability,
+  TracedRequestLog,
+} from './observability/observe-app.js';
 import { type Contract, loadContract } from './openapi-document.js';
 import type { Store } from './store/store.js';
 import { registerWebhookDelivery } from './webhooks/register.js';
@@ -36,10 +42,14 @@ export interface AppOptions {
   contract?: Contract;
   /** Handlers by operationId; the real ones unless a test passes others. */
   handlers?: Readonly<Record<string, BoundHandler>>;
+  /** Prometheus metrics and OpenTelemetry tracing (server.ts creates them from the config); both off without. */
+  observability?: Observability;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { config, store } = options;
+  const { config } = options;
+  const observability = options.observability ?? {};
+  const store = observedStore(options.store, observability);
   const contract = options.contract ?? loadContract();
   const handlers = options.handlers ?? defaultHandlers;
   const verifyJwt = config.jwt ? await createJwtVerifier(config.jwt) : null;
@@ -50,6 +60,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: loggerOptions(config.logLevel),
     genReqId: requestId,
     requestIdHeader: false,
+    // With tracing on, "incoming request" is written once the span exists, with its trace id (observe-app.ts).
+    ...(observability.tracing ? { logController: new TracedRequestLog() } : {}),
     bodyLimit: BODY_LIMIT,
     // HEAD works wherever GET does (RFC 9110; load balancers probe with it), with no body.
     exposeHeadRoutes: true,
@@ -62,6 +74,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Before anything can fail: errors must answer in the contract's Error shape.
   app.decorateRequest('principal', null);
+  // First of the hooks: every request is measured and traced, those answered early included.
+  await registerObservability(app, store, observability);
   registerValidation(app);
   registerErrorHandler(app);
   registerJsonBodyParser(app, contract.operations);

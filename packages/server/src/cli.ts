@@ -6,6 +6,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { assertValidSubject, issueToken, parseDuration, parseScopes } from './auth/tokens.js';
 import { isWorker, superviseWorkers } from './cluster.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { serveClusterMetrics } from './observability/start-observability.js';
 import { runServer } from './server.js';
 import { openStore, sqliteFileOf } from './store/open-store.js';
 import { LostDatabaseError } from './store/sqlite-file-guard.js';
@@ -285,7 +286,9 @@ async function serve(args: string[], config: Config): Promise<number> {
   if (workers > 1 && !isWorker) {
     // Migrate once here so the workers start on an up-to-date schema, then fork; the workers share the port.
     await withStore(config, async () => {});
+    const closeMetrics = await serveClusterMetrics(config);
     await superviseWorkers(workers);
+    closeMetrics();
     return 0;
   }
   await runServer(config);

@@ -62,6 +62,10 @@ export interface Config {
   /** How long graceful shutdown waits for in-flight requests before closing anyway. */
   readonly shutdownTimeoutMs: number;
   readonly trustProxy: boolean;
+  /** Prometheus metrics: where their own listener binds (METRICS_HOST, METRICS_PORT); null when METRICS_PORT=off. */
+  readonly metrics: { readonly host: string; readonly port: number } | null;
+  /** OpenTelemetry tracing, on through the standard OTEL_* variables (see tracingEnabled); the SDK reads the rest. */
+  readonly tracing: boolean;
   readonly webhooks: WebhookConfig;
 }
 
@@ -180,6 +184,28 @@ function redisUrl(raw: string | undefined): string | null {
   return value;
 }
 
+/** The default metrics port: OpenTelemetry's Prometheus exporter's. */
+const DEFAULT_METRICS_PORT = 9464;
+
+function metrics(env: Record<string, string | undefined>): Config['metrics'] {
+  if (env.METRICS_PORT?.trim().toLowerCase() === 'off') return null;
+  return Object.freeze({
+    host: env.METRICS_HOST?.trim() || '127.0.0.1',
+    port: integer(env, 'METRICS_PORT', DEFAULT_METRICS_PORT, 0, 65535),
+  });
+}
+
+/**
+ * Tracing is on when the OpenTelemetry variables ask for an exporter: an OTLP endpoint, or OTEL_TRACES_EXPORTER
+ * other than `none`; OTEL_SDK_DISABLED=true turns it off whatever else is set.
+ */
+function tracingEnabled(env: Record<string, string | undefined>): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
+  if (exporter === 'none') return false;
+  return Boolean(exporter || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+
 /** Parses the environment into a Config, or throws a ConfigError naming the bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const logLevel = (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as LogLevel;
@@ -216,5 +242,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryPeriodMs: integer(env, 'WEBHOOK_RETRY_PERIOD_MS', 86_400_000, 1_000, 30 * 86_400_000),
       retentionMs: integer(env, 'WEBHOOK_RETENTION_MS', 7 * 86_400_000, 60_000, 365 * 86_400_000),
     }),
+    metrics: metrics(env),
+    tracing: tracingEnabled(env),
   });
 }

@@ -7,6 +7,7 @@ import { buildApp } from './app.js';
 import { type Config, databaseTimeoutMs } from './config.js';
 import { createRateLimitRedis } from './http/rate-limit.js';
 import { guardIdleConnections } from './idle-connection-guard.js';
+import { serveObservability, startObservability } from './observability/start-observability.js';
 import { openStore, sqliteFileOf } from './store/open-store.js';
 
 // close-with-grace listens to more events than the service's contract with its supervisor names (README: SIGTERM and
@@ -27,9 +28,11 @@ const OTHER_EVENTS = [
 ] as const;
 
 export async function runServer(config: Config): Promise<void> {
+  const observability = await startObservability(config);
   const file = sqliteFileOf(config.databaseUrl);
   const created = file !== undefined && !existsSync(file);
   const store = await openStore(config.databaseUrl, {
+    ...(observability.metrics ? { onGroupCommit: observability.metrics.groupCommitBatch } : {}),
     poolSize: config.databasePoolSize,
     groupCommit: config.sqliteGroupCommit,
     pageCacheBytes: config.pageCacheBytes,
@@ -38,11 +41,16 @@ export async function runServer(config: Config): Promise<void> {
   await store.migrate();
   // With REDIS_URL the rate-limit counters are shared by every instance; without it each process counts on its own.
   const redis = config.rateLimit && config.redisUrl ? createRateLimitRedis(config.redisUrl) : undefined;
-  const app = await buildApp({ config, store, redis });
+  const app = await buildApp({ config, store, redis, observability });
   if (created) app.log.warn({ database: file }, 'created a new, empty SQLite database (none was there before)');
   app.addHook('onClose', async () => {
     await redis?.quit().catch(() => redis.disconnect());
     await store.close();
+  });
+  // A metrics address that cannot be bound stops start-up, like PORT would, with the store closed again.
+  await serveObservability(app, config, observability).catch(async (error: unknown) => {
+    await app.close();
+    throw error;
   });
 
   closeWithGrace(

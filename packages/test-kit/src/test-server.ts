@@ -2,13 +2,23 @@
 // see test-database.ts), for inject tests or over a loopback socket.
 import type { AddressInfo } from 'node:net';
 import type { Scope } from '@plant-store/contract';
-import { buildApp, issueToken, loadConfig, openStore, type Store } from '@plant-store/server';
+import {
+  buildApp,
+  createMetrics,
+  issueToken,
+  loadConfig,
+  type Metrics,
+  openStore,
+  type Store,
+} from '@plant-store/server';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase } from './test-database.js';
 
 export interface TestApp {
   app: FastifyInstance;
   store: Store;
+  /** The app's Prometheus registry and metrics, when created with `metrics: true`. */
+  metrics: Metrics | undefined;
   /** Issues a real token for `subject` (both scopes unless given). */
   token(subject: string, scopes?: Scope[], expiresInMs?: number): Promise<string>;
   close(): Promise<void>;
@@ -19,7 +29,13 @@ export interface TestServer extends TestApp {
   url: string;
 }
 
-export async function createTestApp(options: { env?: Record<string, string> } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Measure the app into a Prometheus registry of its own (TestApp.metrics), as `serve` does with metrics on. */
+  metrics?: boolean;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = createTestDatabase();
   const config = loadConfig({
     DATABASE_URL: database.url,
@@ -30,12 +46,17 @@ export async function createTestApp(options: { env?: Record<string, string> } = 
     MAX_EVENT_LOOP_DELAY_MS: '0',
     ...options.env,
   });
-  const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const metrics = options.metrics ? createMetrics() : undefined;
+  const store = await openStore(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    ...(metrics ? { onGroupCommit: metrics.groupCommitBatch } : {}),
+  });
   await store.migrate();
-  const app = await buildApp({ config, store });
+  const app = await buildApp({ config, store, observability: { metrics } });
   return {
     app,
     store,
+    metrics,
     async token(subject, scopes, expiresInMs) {
       const issued = await issueToken(store.tokens, {
         subject,
@@ -52,7 +73,7 @@ export async function createTestApp(options: { env?: Record<string, string> } = 
   };
 }
 
-export async function startTestServer(options: { env?: Record<string, string> } = {}): Promise<TestServer> {
+export async function startTestServer(options: TestAppOptions = {}): Promise<TestServer> {
   const testApp = await createTestApp(options);
   await testApp.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = testApp.app.server.address() as AddressInfo;

@@ -12,7 +12,8 @@ export async function registerCors(
   await app.register(cors, {
     origin: origins.includes('*') ? '*' : [...origins],
     methods: [...new Set(methods)],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    // traceparent and tracestate: browser apps forward their W3C trace context (the SDK's traceContextMiddleware).
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'traceparent', 'tracestate'],
     exposedHeaders: ['Link', 'Retry-After', 'X-Request-Id', 'WWW-Authenticate'],
     maxAge: 600,
   });

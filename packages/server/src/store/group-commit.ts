@@ -21,8 +21,15 @@ interface Pending<T> {
   reject: (error: unknown) => void;
 }
 
-/** Returns `enqueue`, which runs a write in the next batch transaction and resolves once that batch is durable. */
-export function createGroupCommit(db: Database, maxBatch = 256): <T>(write: () => T) => Promise<T> {
+/**
+ * Returns `enqueue`, which runs a write in the next batch transaction and resolves once that batch is durable.
+ * `onBatch` hears each batch's size as it commits (metrics).
+ */
+export function createGroupCommit(
+  db: Database,
+  maxBatch = 256,
+  onBatch?: (size: number) => void,
+): <T>(write: () => T) => Promise<T> {
   let queue: Pending<unknown>[] = [];
   let scheduled = false;
 
@@ -31,6 +38,7 @@ export function createGroupCommit(db: Database, maxBatch = 256): <T>(write: () =
     const batch = queue;
     if (batch.length === 0) return;
     queue = [];
+    onBatch?.(batch.length);
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     try {
       db.transaction(() => {

@@ -13,6 +13,8 @@ export interface OpenOptions {
   groupCommit?: boolean;
   /** Page cache bound in bytes, both engines (default 16 MiB). */
   pageCacheBytes?: number;
+  /** SQLite: hears the size of each group-commit batch (metrics). */
+  onGroupCommit?: (size: number) => void;
   /** SQLite: create a new database where one was lost (only `plant-store migrate` does; see sqlite-file-guard.ts). */
   recreateLost?: boolean;
 }
@@ -36,6 +38,7 @@ export async function openStore(databaseUrl: string, options: OpenOptions = {}):
     groupCommit: options.groupCommit ?? true,
     recreateLost: options.recreateLost ?? false,
     ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
+    ...(options.onGroupCommit ? { onGroupCommit: options.onGroupCommit } : {}),
   };
   if (databaseUrl === 'sqlite::memory:') return openSqliteStore(':memory:', sqlite);
   const file = sqliteFileOf(databaseUrl);

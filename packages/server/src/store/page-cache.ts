@@ -3,7 +3,7 @@
 // in bytes (PAGE_CACHE_BYTES), not in entries: the least recently used pages go first. The same LRU, with another
 // `sizeOf`, holds the PostgreSQL store's token records.
 import { DEFAULT_PAGE_CACHE_BYTES } from '../config.js';
-import type { PlantPage } from './store.js';
+import type { CacheStats, PlantPage } from './store.js';
 
 /** What an entry costs besides its JSON text and key: the objects around them, the maps' slots. */
 const ENTRY_OVERHEAD_BYTES = 256;
@@ -18,6 +18,8 @@ export class PageCache<Value = PlantPage> {
   readonly #maxBytes: number;
   readonly #sizeOf: (value: Value) => number;
   #bytes = 0;
+  #hits = 0;
+  #misses = 0;
 
   constructor(
     maxBytes: number = DEFAULT_PAGE_CACHE_BYTES,
@@ -30,7 +32,11 @@ export class PageCache<Value = PlantPage> {
   get(owner: string, key: string): Value | undefined {
     const id = PageCache.#id(owner, key);
     const entry = this.#pages.get(id);
-    if (!entry) return undefined;
+    if (!entry) {
+      this.#misses++;
+      return undefined;
+    }
+    this.#hits++;
     this.#pages.delete(id);
     this.#pages.set(id, entry);
     return entry.page;
@@ -59,6 +65,11 @@ export class PageCache<Value = PlantPage> {
   /** Forgets the owner's pages, after a write to that owner's plants. */
   forget(owner: string): void {
     for (const id of [...(this.#keysByOwner.get(owner) ?? [])]) this.#remove(id);
+  }
+
+  /** Lookups answered and missed since the cache was made, and what it holds now. */
+  stats(): CacheStats {
+    return { hits: this.#hits, misses: this.#misses, bytes: this.#bytes, entries: this.#pages.size };
   }
 
   /** The bytes the cached entries are counted as, at most the bound given. */

@@ -160,6 +160,8 @@ export function openPostgresStore({
 
   return {
     kind: 'postgres',
+    poolStats: () => ({ max: poolSize, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    cacheStats: () => pages.stats(),
     plants: {
       async create(owner, plant) {
         const created = await creates.create(owner, plant);

@@ -23,6 +23,8 @@ export interface SqliteOptions {
   groupCommit?: boolean;
   /** Most bytes of cached pages; clients choose limit and cursor freely, so the cache is bounded in bytes. */
   pageCacheBytes?: number;
+  /** Hears the size of each group-commit batch (metrics). */
+  onGroupCommit?: (size: number) => void;
   /** Create a new database even where one was lost (`plant-store migrate`); otherwise start-up refuses. */
   recreateLost?: boolean;
 }
@@ -58,7 +60,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
             throw asStoreError(error);
           }
         }
-      : createGroupCommit(db);
+      : createGroupCommit(db, undefined, options.onGroupCommit);
 
   // Statements touching tables that migrations create are prepared on first use.
   const prepared = new Map<string, Database.Statement>();
@@ -89,6 +91,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   };
 
   return {
+    cacheStats: () => pages.stats(),
     kind: 'sqlite',
     plants: {
       async create(owner, plant) {

@@ -136,9 +136,29 @@ export interface WebhookRepository {
   onQueued(listener: () => void): () => void;
 }
 
+/** A read cache's counters since the store opened, and its size now (for metrics). */
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  bytes: number;
+  entries: number;
+}
+
+/** A connection pool's usage now (for metrics): its bound, connections open, idle ones, callers waiting. */
+export interface PoolStats {
+  max: number;
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
 export interface Store {
   /** Which engine backs this store ('sqlite' or 'postgres'), for readiness and tests. */
   readonly kind: 'sqlite' | 'postgres';
+  /** The page cache's counters, where the store has one. */
+  cacheStats?(): CacheStats;
+  /** The connection pool's usage, where the store has one. */
+  poolStats?(): PoolStats;
   readonly plants: PlantRepository;
   readonly tokens: TokenRepository;
   /** Webhook subscriptions and the outbox of their deliveries. */

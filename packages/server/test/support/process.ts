@@ -1,6 +1,8 @@
 // Test support: the real `plant-store` command as a child process, and waiting for it to listen.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { issueToken } from '../../src/auth/tokens.js';
+import { openStore } from '../../src/store/open-store.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/plant-store.js', import.meta.url));
 
@@ -9,15 +11,32 @@ export interface ServerProcess {
   url: string;
   /** Everything the process wrote to stdout so far (JSON log lines). */
   output(): string;
+  /** Everything the process wrote to stderr so far. */
+  errors(): string;
   /** Resolves with the exit code or signal once the process has ended. */
   exited: Promise<number | NodeJS.Signals | null>;
 }
 
+export interface StartOptions {
+  /** The command line before `serve`; this checkout's bin on this Node unless given (a deployed copy, say). */
+  command?: string[];
+  /** The environment the process starts from, before `env`; this process's unless given. */
+  baseEnv?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
 /** Starts `plant-store serve` on a free port and resolves once it listens. */
-export async function startServerProcess(env: Record<string, string>, args: string[] = []): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+export async function startServerProcess(
+  env: Record<string, string>,
+  args: string[] = [],
+  { command = [process.execPath, BIN], baseEnv = process.env, cwd }: StartOptions = {},
+): Promise<ServerProcess> {
+  const [executable, ...prefix] = command;
+  const child = spawn(executable!, [...prefix, 'serve', ...args], {
+    // Metrics off unless a test asks: processes started together would all want the default metrics port.
+    env: { ...baseEnv, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', METRICS_PORT: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(cwd ? { cwd } : {}),
   });
   let stdout = '';
   let stderr = '';
@@ -46,5 +65,22 @@ export async function startServerProcess(env: Record<string, string>, args: stri
       reject(new Error(`server exited (${String(code)}) before listening: ${stdout}${stderr}`));
     });
   });
-  return { child, url, output: () => stdout, exited };
+  return { child, url, output: () => stdout, errors: () => stderr, exited };
+}
+
+/** Issues a token for `subject` in the database at `databaseUrl` (migrated first), as `plant-store token create`. */
+export async function tokenIn(databaseUrl: string, subject: string): Promise<string> {
+  const store = await openStore(databaseUrl);
+  try {
+    await store.migrate();
+    return (await issueToken(store.tokens, { subject })).token;
+  } finally {
+    await store.close();
+  }
+}
+
+/** Stops the processes with SIGTERM and waits until every one has exited. */
+export async function stopAll(processes: readonly ServerProcess[]): Promise<void> {
+  for (const server of processes) server.child.kill('SIGTERM');
+  await Promise.all(processes.map((server) => server.exited));
 }

@@ -3,22 +3,12 @@
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase, waitFor } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/auth/tokens.js';
-import { openStore } from '../../src/store/open-store.js';
-import { type ServerProcess, startServerProcess } from '../support/process.js';
+import { type ServerProcess, startServerProcess, stopAll, tokenIn } from '../support/process.js';
 
 let database: TestDatabase;
 const processes: ServerProcess[] = [];
 
-async function tokenFor(subject: string): Promise<string> {
-  const store = await openStore(database.url);
-  try {
-    await store.migrate();
-    return (await issueToken(store.tokens, { subject })).token;
-  } finally {
-    await store.close();
-  }
-}
+const tokenFor = (subject: string) => tokenIn(database.url, subject);
 
 async function start(env: Record<string, string> = {}, args: string[] = []): Promise<ServerProcess> {
   const server = await startServerProcess({ DATABASE_URL: database.url, ...env }, args);
@@ -38,8 +28,7 @@ beforeAll(() => {
   database = createTestDatabase('postgres');
 });
 afterAll(async () => {
-  for (const server of processes) server.child.kill('SIGTERM');
-  await Promise.all(processes.map((server) => server.exited));
+  await stopAll(processes);
   await database.drop();
 });
 

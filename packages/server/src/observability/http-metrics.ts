@@ -1,0 +1,36 @@
+// HTTP metrics hooks: every answer observed in the request-duration histogram by method, route template (never the
+// raw URL, so ids cannot blow up the label set), status and operationId; requests in flight; 429s by limit.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Metrics } from './metrics.js';
+
+// The semantic conventions' rule: a method outside the well-known set is recorded as _OTHER.
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT']);
+
+/** Registers the hooks; first of all the app's hooks, so answers given early (404, 429, 503) are counted too. */
+export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
+  const { activeRequests, requestDuration, rateLimitRejections } = metrics;
+  // 'close' fires once per response, whether it finished or the client went away: the gauge cannot drift.
+  const finished = () => activeRequests.dec();
+  app.addHook('onRequest', (_request: FastifyRequest, reply: FastifyReply, done) => {
+    activeRequests.inc();
+    reply.raw.once('close', finished);
+    done();
+  });
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
+    const status = reply.statusCode;
+    const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
+    const route = request.routeOptions.url ?? '';
+    const operationId = (request.routeOptions.config as { operationId?: string }).operationId ?? '';
+    requestDuration
+      .series(`${method} ${route} ${status} ${operationId}`, () => ({
+        http_request_method: method,
+        http_route: route,
+        http_response_status_code: String(status),
+        operation_id: operationId,
+      }))
+      .observe(reply.elapsedTime / 1000);
+    // Only the rate limits answer 429 (rate-limit.ts, anonymous-limit.ts).
+    if (status === 429) rateLimitRejections.inc({ limit: request.principal === null ? 'anonymous' : 'principal' });
+    done();
+  });
+}

@@ -1,0 +1,58 @@
+// What buildApp adds when metrics or tracing are on: the store decorated, the HTTP metrics hooks, the request span,
+// and log lines that carry the trace id beside the request id. Nothing at all when both are off.
+import { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
+import type { Store } from '../store/store.js';
+import { registerHttpMetrics } from './http-metrics.js';
+import { instrumentStore } from './instrumented-store.js';
+import type { Metrics } from './metrics.js';
+import type { Tracing } from './tracing.js';
+
+export interface Observability {
+  metrics?: Metrics | undefined;
+  tracing?: Tracing | undefined;
+}
+
+/** The store the app should use: measured and traced when either is on, else the store itself. */
+export function observedStore(store: Store, { metrics, tracing }: Observability): Store {
+  return metrics || tracing ? instrumentStore(store, metrics, tracing?.span) : store;
+}
+
+/** Registers the hooks; call it first, before any hook that may answer early, so every request is seen. */
+export async function registerObservability(
+  app: FastifyInstance,
+  store: Store,
+  { metrics, tracing }: Observability,
+): Promise<void> {
+  if (tracing) {
+    await app.register(tracing.plugin);
+    registerTraceLogging(app, (request) => tracing.ids(request));
+  }
+  if (metrics) {
+    registerHttpMetrics(app, metrics);
+    metrics.watchStore(store);
+  }
+}
+
+/**
+ * Fastify writes "incoming request" before any hook has run, so before the span exists: with tracing on, the app's
+ * log controller leaves that line to the hook below, which writes it from a logger bound to the trace. Every later
+ * line of the request ("request completed", errors) goes through that logger too.
+ */
+export class TracedRequestLog extends LogController {
+  override incomingRequest(): void {}
+}
+
+function registerTraceLogging(
+  app: FastifyInstance,
+  ids: (request: FastifyRequest) => Record<string, string> | undefined,
+): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const bindings = ids(request);
+    if (bindings) {
+      request.log = request.log.child(bindings);
+      reply.log = request.log;
+    }
+    request.log.info({ req: request }, 'incoming request');
+    done();
+  });
+}
