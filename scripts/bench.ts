@@ -15,7 +15,7 @@ import { costGrowth, LAYOUTS, SCALE_RATE, SIZES } from './bench/scale.js';
 import { sdkOverhead } from './bench/sdk-overhead.js';
 import { soak } from './bench/soak.js';
 import { Samples, type Spread, show, spread } from './bench/stats.js';
-import { PLANTS_PER_PRINCIPAL, PRINCIPALS, targets } from './bench/targets.js';
+import { METRICS_ON, PLANTS_PER_PRINCIPAL, PRINCIPALS, targets, WEBHOOK_ON } from './bench/targets.js';
 import { requireWrk, type Scenario, type WrkResult, wrk } from './bench/wrk.js';
 
 const { values } = parseArgs({
@@ -190,6 +190,18 @@ const checks: Check[] = [
     2,
     (m) => m >= 2,
   ],
+  [
+    'mixed: SQLite metrics on vs off (>= 0.95x)',
+    ratio(rps(METRICS_ON, 'mixed'), rps(SQLITE, 'mixed')),
+    2,
+    (m) => m >= 0.95,
+  ],
+  [
+    'mixed: SQLite with one webhook subscription vs none (>= 0.9x)',
+    ratio(rps(WEBHOOK_ON, 'mixed'), rps(SQLITE, 'mixed')),
+    2,
+    (m) => m >= 0.9,
+  ],
   ['open loop 80%: SQLite getPlants p99 ms (< 10)', openP99(SQLITE, 'get', 0.8), 2, (m) => m < 10],
   ['open loop 80%: SQLite createPlant p99 ms (< 10)', openP99(SQLITE, 'create', 0.8), 2, (m) => m < 10],
   ['open loop 80%: PostgreSQL getPlants p99 ms (< 20)', openP99(POSTGRES, 'get', 0.8), 2, (m) => m < 20],
@@ -214,7 +226,7 @@ const verdict = (check: Check) => (!check[1] || !check[3] ? '' : check[3](check[
 const scenarios: Scenario[] = ['get', 'create', 'delete', 'mixed'];
 const names = list.map((target) => target.name);
 function chart(): string {
-  const colours = ['#2f7d32', '#9ccc65', '#1565c0', '#9e9e9e', '#e65100', '#6a1b9a'];
+  const colours = ['#2f7d32', '#9ccc65', '#1565c0', '#9e9e9e', '#e65100', '#6a1b9a', '#00838f', '#c62828'];
   const max = Math.max(...closed.keys().flatMap((key) => closed.get(key).map((r) => r.requestsPerSec)));
   const barWidth = 22;
   const groupWidth = names.length * barWidth + 40;
@@ -283,8 +295,11 @@ open-loop generator pinned to core 1. Each round starts every target in turn (th
 round) on a fresh database, seeds ${PRINCIPALS} principals with ${PLANTS_PER_PRINCIPAL} plants each over HTTP, runs the closed-loop
 scenarios, then the open-loop runs at 50% and 80% of the capacity that target just showed; the cost-growth runs
 follow. Every figure is the **median over the rounds, with the spread (min-max) in brackets**; a ratio is the median
-of the per-round ratios. plant-store ran with \`LOG_LEVEL=warn\` and \`RATE_LIMIT_MAX=0\`. The machine is shared and
-noisy: compare ratios within one run, not absolute figures across runs.
+of the per-round ratios. plant-store ran with \`LOG_LEVEL=warn\`, \`RATE_LIMIT_MAX=0\` and \`METRICS_PORT=off\`, except two
+variants of the SQLite target that run the mixed workload only, to price a feature: one with metrics on (their own
+listener on a free port), and one with a webhook subscription (added with \`plant-store webhook add\` after seeding, to
+a receiver in the bench process that answers 204 at once, so every create of the run is delivered during it). The
+machine is shared and noisy: compare ratios within one run, not absolute figures across runs.
 
 ## Closed loop (capacity)
 

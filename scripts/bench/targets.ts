@@ -1,10 +1,13 @@
 // The servers the benchmark compares, each started pinned to core 0 (every process registered in children.ts, so
 // none outlives the run) and seeded with the same principals and plants.
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { spawnTracked, stopChild } from './children.js';
 import type { Scenario } from './wrk.js';
@@ -123,7 +126,7 @@ export function plantStore(
       const tokens = await issueTokens(runtime.bin, DATABASE_URL, subjects);
       const child = launch(
         [runtime.bin, 'serve'],
-        { DATABASE_URL, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0', ...env },
+        { DATABASE_URL, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0', METRICS_PORT: 'off', ...env },
         runtime.node,
       );
       const url = `http://127.0.0.1:${port}`;
@@ -197,9 +200,52 @@ function peer(
   };
 }
 
+/** The variants measured against the plain SQLite target on the mixed workload: what a feature costs the API. */
+export const METRICS_ON = 'plant-store, SQLite, metrics on (mixed only)';
+export const WEBHOOK_ON = 'plant-store, SQLite, one webhook subscription (mixed only)';
+
+/**
+ * The SQLite target with one webhook subscription, added through the CLI once seeding is done (so the run delivers
+ * only the plants its own creates make), to a receiver in this process that answers 204 at once.
+ */
+function withWebhookSubscription(name: string): Target {
+  let databaseUrl = '';
+  const base = plantStore(name, () => (databaseUrl = sqliteFile()), { WEBHOOK_ALLOW_PRIVATE: 'true' }, ['mixed']);
+  return {
+    name,
+    scenarios: base.scenarios,
+    async start(port) {
+      let delivered = 0;
+      const receiver = createServer((request, response) => {
+        request.resume().on('end', () => {
+          delivered++;
+          response.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const running = await base.start(port);
+      await promisify(execFile)(process.execPath, [BIN, 'webhook', 'add', '--url', hook], {
+        env: { ...process.env, DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE: 'true' },
+      });
+      return {
+        ...running,
+        async stop(keepData) {
+          await running.stop(keepData);
+          receiver.closeAllConnections();
+          receiver.close();
+          console.log(`  webhook receiver: ${delivered} deliveries`);
+        },
+      };
+    },
+  };
+}
+
 export function targets(withPostgres: boolean): Target[] {
   const list: Target[] = [
     plantStore('plant-store, SQLite (group commit)', sqliteFile),
+    plantStore(METRICS_ON, sqliteFile, { METRICS_PORT: '0' }, ['mixed']),
+    withWebhookSubscription(WEBHOOK_ON),
     plantStore('plant-store, SQLite (commit per request)', sqliteFile, { SQLITE_GROUP_COMMIT: 'false' }, [
       'create',
       'delete',

@@ -26,7 +26,11 @@ export interface PostgresOutbox {
    * statement: plants and their events commit together or not at all (the group commit of postgres-create-batch.ts),
    * and the other instances are told of the new plants at commit. Resolves with the `owner\u0000id` keys inserted.
    */
-  createBatchWithEvents(rows: { owner: string; plant: StoredPlant }[], channel: string): Promise<Set<string>>;
+  createBatchWithEvents(
+    rows: { owner: string; plant: StoredPlant }[],
+    channel: string,
+    notifyPrefix: string,
+  ): Promise<Set<string>>;
   readonly repository: WebhookRepository;
 }
 
@@ -47,7 +51,7 @@ const CREATE_BATCH_WITH_EVENTS = `
     JOIN webhook_subscriptions s ON s.enabled AND (s.subject IS NULL OR s.subject = inserted.owner)
     RETURNING 1
   ), notified AS (
-    SELECT pg_notify($8, 'p:' || owner) FROM (SELECT DISTINCT owner FROM inserted) AS owners
+    SELECT pg_notify($8, $9::text || 'p:' || owner) FROM (SELECT DISTINCT owner FROM inserted) AS owners
   )
   SELECT owner, id::text AS id, (SELECT count(*) FROM notified) AS notified, (SELECT count(*) FROM queued)::int AS queued
   FROM inserted`;
@@ -173,7 +177,7 @@ export function createPostgresOutbox(query: Query): PostgresOutbox {
   };
 
   return {
-    async createBatchWithEvents(rows, channel) {
+    async createBatchWithEvents(rows, channel, notifyPrefix) {
       const events = rows.map((row) => newPlantEvent(row.plant));
       const result = await query<{ owner: string; id: string; queued: number }>(
         CREATE_BATCH_WITH_EVENTS,
@@ -186,6 +190,7 @@ export function createPostgresOutbox(query: Query): PostgresOutbox {
           events.map((event) => event.payload),
           Date.now(),
           channel,
+          notifyPrefix,
         ],
         'create_batch_with_events',
       );

@@ -5,7 +5,11 @@
 // its caches when the feed comes back, since notifications sent meanwhile were lost.
 import pg from 'pg';
 
-/** A notification's payload: `p:<owner>` for a change to that owner's plants, `t` for a change to tokens. */
+/**
+ * A notification's payload: `<origin>|p:<owner>` for a change to that owner's plants, `<origin>|t` for a change to
+ * tokens. The origin names the store that made the change: it invalidated its own caches already (after its commit),
+ * so the echo of its own NOTIFY is ignored rather than dropping the pages it has cached since.
+ */
 export type Change = { kind: 'plants'; owner: string } | { kind: 'tokens' };
 
 export interface ChangeFeedOptions {
@@ -13,6 +17,8 @@ export interface ChangeFeedOptions {
   connectionString: string;
   /** The channel, one per schema: LISTEN/NOTIFY channels are database-wide. */
   channel: string;
+  /** This store's origin (see `notifyPrefix`): notifications it sent itself are not passed on. */
+  origin: string;
   /** Called for every change, and with `undefined` for "anything may have changed" (feed lost or regained). */
   onChange: (change: Change | undefined) => void;
   /** How often the connection is checked, and the deadline of each check and of connecting, in ms. */
@@ -25,13 +31,17 @@ export function channelFor(schema: string | null): string {
   return `plant_store_${schema ?? 'public'}`.slice(0, 63);
 }
 
-export function encodeChange(change: Change): string {
-  return change.kind === 'plants' ? `p:${change.owner}` : 't';
+/** What a store's NOTIFY payloads start with: its origin, then `|`. SQL appends `p:<owner>` to it. */
+export const notifyPrefix = (origin: string) => `${origin}|`;
+
+export function encodeChange(change: Change, origin: string): string {
+  return notifyPrefix(origin) + (change.kind === 'plants' ? `p:${change.owner}` : 't');
 }
 
 function decodeChange(payload: string | undefined): Change | undefined {
-  if (payload === 't') return { kind: 'tokens' };
-  if (payload?.startsWith('p:')) return { kind: 'plants', owner: payload.slice(2) };
+  const body = payload?.slice(payload.indexOf('|') + 1);
+  if (body === 't') return { kind: 'tokens' };
+  if (body?.startsWith('p:')) return { kind: 'plants', owner: body.slice(2) };
   return undefined;
 }
 
@@ -71,8 +81,10 @@ export class ChangeFeed {
     this.#client = client;
     client.on('error', () => this.#lost(client));
     client.on('end', () => this.#lost(client));
+    const own = notifyPrefix(this.#options.origin);
     client.on('notification', (message) => {
-      if (message.channel === channel) this.#options.onChange(decodeChange(message.payload));
+      if (message.channel !== channel || message.payload?.startsWith(own)) return;
+      this.#options.onChange(decodeChange(message.payload));
     });
     try {
       await client.connect();

@@ -2,12 +2,13 @@
 // migrations under an advisory lock so instances starting together apply them once, and 503s while it is down.
 // Reads are answered from byte-bounded caches (pages, token records) while the change feed is live; creates are
 // group-committed (postgres-create-batch.ts); every write NOTIFYs the other instances in its own transaction.
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { DEFAULT_PAGE_CACHE_BYTES } from '../config.js';
 import { StoreUnavailableError } from '../errors.js';
 import { createPostgresOutbox } from './outbox-postgres.js';
 import { PageCache } from './page-cache.js';
-import { ChangeFeed, channelFor, encodeChange } from './postgres-change-feed.js';
+import { ChangeFeed, channelFor, encodeChange, notifyPrefix } from './postgres-change-feed.js';
 import { CreateBatch } from './postgres-create-batch.js';
 import { postgresMigrations } from './postgres-migrations.js';
 import type { PlantPage, Store, TokenRecord } from './store.js';
@@ -52,7 +53,7 @@ const LIST_PLANTS = `SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_obj
         ORDER BY id LIMIT $3 + 1) AS page`;
 
 const DELETE_PLANT = `WITH deleted AS (DELETE FROM plants WHERE owner = $1 AND id = $2 RETURNING owner)
-  SELECT pg_notify($3, 'p:' || owner) FROM deleted`;
+  SELECT pg_notify($3, $4::text || 'p:' || owner) FROM deleted`;
 
 const REVOKE_TOKEN = `WITH revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING id)
   SELECT pg_notify($3, $4) FROM revoked`;
@@ -122,9 +123,11 @@ export function openPostgresStore({
   const tokens = new PageCache<CachedToken>(TOKEN_CACHE_BYTES, tokenBytes);
   const generations = new Uint32Array(BUCKETS);
   let epoch = 0;
+  const origin = randomBytes(6).toString('hex');
   const feed = new ChangeFeed({
     connectionString: parsed.toString(),
     channel,
+    origin,
     timeoutMs,
     onChange(change) {
       if (change?.kind === 'plants') {
@@ -156,7 +159,7 @@ export function openPostgresStore({
 
   // Creates group-committed with their webhook events (outbox-postgres.ts): one statement, one commit per batch.
   const outbox = createPostgresOutbox(query);
-  const creates = new CreateBatch((rows) => outbox.createBatchWithEvents(rows, channel));
+  const creates = new CreateBatch((rows) => outbox.createBatchWithEvents(rows, channel, notifyPrefix(origin)));
 
   return {
     kind: 'postgres',
@@ -192,7 +195,7 @@ export function openPostgresStore({
         return page;
       },
       async delete(owner, id) {
-        const result = await query(DELETE_PLANT, [owner, id.toString(), channel], 'delete_plant');
+        const result = await query(DELETE_PLANT, [owner, id.toString(), channel, notifyPrefix(origin)], 'delete_plant');
         if (result.rowCount === 1) changedLocally(owner);
         return result.rowCount === 1;
       },
@@ -234,7 +237,7 @@ export function openPostgresStore({
         return result.rows.map(toTokenRecord);
       },
       async revoke(id, at) {
-        const result = await query(REVOKE_TOKEN, [id, at, channel, encodeChange({ kind: 'tokens' })]);
+        const result = await query(REVOKE_TOKEN, [id, at, channel, encodeChange({ kind: 'tokens' }, origin)]);
         tokens.clear();
         epoch++;
         return result.rowCount === 1;
