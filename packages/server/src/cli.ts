@@ -18,7 +18,7 @@ const USAGE = `Usage: plant-store <command> [options]
 Commands:
   serve [--workers N]              migrate, then serve the API (default); N processes share the port
   migrate                          apply pending database migrations; the one command that creates a
-                                   SQLite database where one was lost (serve and token refuse to)
+                                   SQLite database where one was lost (the other commands refuse to)
   token create --subject NAME [--scope read,write] [--expires-in 30d]
                                    issue a bearer token (printed once, alone on the last line)
   token list                       list tokens (never their secrets)
