@@ -44,6 +44,16 @@ export type PathParamsOf<Op extends OperationId> = operations[Op]['parameters'] 
 /** The query parameters of an operation. */
 export type QueryOf<Op extends OperationId> = operations[Op]['parameters'] extends { query?: infer Q } ? Q : undefined;
 
+/**
+ * The request headers an operation declares, under the lower-case names Node and Fastify give them
+ * (`idempotency-key`, `if-none-match`).
+ */
+export type HeadersOf<Op extends OperationId> = operations[Op]['parameters'] extends { header?: infer H }
+  ? [H] extends [undefined]
+    ? Record<string, never>
+    : { [K in keyof NonNullable<H> as Lowercase<K & string>]?: NonNullable<H>[K] }
+  : Record<string, never>;
+
 type SuccessStatus = 200 | 201 | 204;
 
 /** The status code an operation answers with on success. */

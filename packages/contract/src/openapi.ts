@@ -216,7 +216,10 @@ export interface components {
     };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description `true` when this answer is the one kept for the request's `Idempotency-Key`, given again (added in 1.2.0); absent otherwise. */
+        IdempotentReplayed: "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -229,7 +232,10 @@ export interface operations {
                 /** @description Opaque position in the list, taken from the `next` link of a previous page. Omit it for the first page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of pages the client holds (RFC 9110): when one is this page's current ETag, or the value is `*`, the answer is 304 with no body (added in 1.2.0). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -238,6 +244,8 @@ export interface operations {
             /** @description The caller's plants, one page of them. */
             200: {
                 headers: {
+                    /** @description Weak validator of this page (`W/"..."`), derived from the caller's plants and the query: it changes with every create and delete of the caller's. Send it back in `If-None-Match` (added in 1.2.0). */
+                    ETag?: string;
                     /** @description RFC 8288 link to the next page (`<url>; rel="next"`), present only when more plants follow. */
                     Link?: string;
                     [name: string]: unknown;
@@ -245,6 +253,17 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Plant"][];
                 };
+            };
+            /** @description Not Modified: the page named by `If-None-Match` is still current; no body (added in 1.2.0). */
+            304: {
+                headers: {
+                    /** @description The page's current ETag, the one that matched. */
+                    ETag?: string;
+                    /** @description The same `next` link the 200 would carry. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -256,7 +275,10 @@ export interface operations {
     createPlant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the create safe to retry (added in 1.2.0): a unique value per create the client means to make once (a UUID, say), sent again unchanged with every retry of it. 1 to 255 visible ASCII characters. The first answer (200, 400 or 409) is kept for 24 hours and replayed to repeats with the same body; see the 409 and 422 answers. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -270,18 +292,31 @@ export interface operations {
             /** @description The plant as stored. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Plant"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is malformed or breaks a bound; `message` names the parameter or field. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description The caller already has a plant with this id. */
+            /** @description The caller already has a plant with this id; or (with `Retry-After`, added in 1.2.0) a request with the same `Idempotency-Key` is still being processed: retry after it, with the same key, to get its answer. */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description Present only when another request with the same key is in progress; seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -299,6 +334,15 @@ export interface operations {
             };
             /** @description The request body is not `application/json`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `Idempotency-Key` was already used, within 24 hours, for a request with another body; nothing was done. Use a new key for a new request (added in 1.2.0). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

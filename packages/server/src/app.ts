@@ -23,6 +23,7 @@ import { registerRateLimit } from './http/rate-limit.js';
 import { registerRequestIdHeader, requestId } from './http/request-id.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerValidation } from './http/validation.js';
+import { registerIdempotencySweeper } from './idempotency/sweeper.js';
 import {
   type Observability,
   observedStore,
@@ -104,5 +105,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     operationResolver: operationResolver(contract, handlers, securityHandlers, store),
   });
   registerWebhookDelivery(app, config, store);
+  registerIdempotencySweeper(app, store);
   return app;
 }

@@ -86,6 +86,7 @@ export function operationResolver(
           body: request.body,
           params: request.params,
           query: request.query ?? {},
+          headers: request.headers,
           // The route's own path, never the request target (absolute-form or with a '#', it is the client's).
           path: request.routeOptions.url ?? '',
         };

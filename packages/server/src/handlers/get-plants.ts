@@ -1,13 +1,16 @@
-// getPlants: one page of the caller's plants in ascending id order, with a Link to the next page when more follow.
+// getPlants: one page of the caller's plants in ascending id order, with a Link to the next page when more follow,
+// and a weak ETag: If-None-Match naming it is answered 304 with no body.
 import { decodeCursor, nextPageLink } from '../paging.js';
+import { entityTagOf, noneMatch } from './entity-tag.js';
 import type { Handler } from './handler.js';
 
-export const getPlants: Handler<'getPlants'> = async ({ principal, query, path }, { store }) => {
+export const getPlants: Handler<'getPlants'> = async ({ principal, query, path, headers }, { store }) => {
   // Validation has applied the contract's default (openapi.yaml, parameter `limit`), so limit is always set here.
   const limit = query.limit as number;
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const page = await store.plants.list(principal.subject, after === undefined ? { limit } : { limit, after });
-  const headers: Record<string, string> = {};
-  if (page.hasMore && page.lastId !== undefined) headers.link = nextPageLink(path, limit, page.lastId);
-  return { status: 200, json: page.json, headers };
+  const answer: Record<string, string> = { etag: entityTagOf(principal.subject, page, limit, after) };
+  if (page.hasMore && page.lastId !== undefined) answer.link = nextPageLink(path, limit, page.lastId);
+  if (noneMatch(headers['if-none-match'], answer.etag!)) return { status: 304, headers: answer, body: undefined };
+  return { status: 200, json: page.json, headers: answer };
 };

@@ -1,7 +1,9 @@
 // The handler contract: one function per operationId, typed from the generated contract, free of Fastify.
 // A missing or misspelled operationId in the map is a compile error (see handlers/index.ts).
 import type {
+  HeadersOf,
   OperationId,
+  operations,
   PathParamsOf,
   QueryOf,
   RequestBodyOf,
@@ -26,18 +28,25 @@ export interface HandlerInput<Op extends OperationId> {
   params: PathParamsOf<Op>;
   /** The query after validation, with defaults applied. */
   query: NonNullable<QueryOf<Op>>;
+  /** The request headers the operation declares (validated), by lower-case name. */
+  headers: HeadersOf<Op>;
   /** The request path, for building links. */
   path: string;
 }
 
-export type HandlerResult<Op extends OperationId> = {
-  status: SuccessStatusOf<Op>;
-  headers?: Record<string, string>;
-} & (
-  | { body: SuccessBodyOf<Op> }
-  /** The body already serialized, by a store that builds exactly the contract's JSON (the hot read path). */
-  | { json: string }
-);
+export type HandlerResult<Op extends OperationId> =
+  | ({
+      status: SuccessStatusOf<Op>;
+      headers?: Record<string, string>;
+    } & (
+      | { body: SuccessBodyOf<Op> }
+      /** The body already serialized, by a store that builds exactly the contract's JSON (the hot read path). */
+      | { json: string }
+    ))
+  /** 304 Not Modified, where the operation declares it: no body. */
+  | { status: Extract<keyof operations[Op]['responses'], 304>; headers: Record<string, string>; body: undefined }
+  /** An answer kept for an Idempotency-Key, given again exactly as it was sent the first time (any status). */
+  | { status: number; headers: Record<string, string>; json: string; replayed: true };
 
 export interface HandlerDeps {
   store: Store;

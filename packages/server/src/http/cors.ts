@@ -13,8 +13,17 @@ export async function registerCors(
     origin: origins.includes('*') ? '*' : [...origins],
     methods: [...new Set(methods)],
     // traceparent and tracestate: browser apps forward their W3C trace context (the SDK's traceContextMiddleware).
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'traceparent', 'tracestate'],
-    exposedHeaders: ['Link', 'Retry-After', 'X-Request-Id', 'WWW-Authenticate'],
+    // Idempotency-Key and If-None-Match: the SDK's safe retries and conditional lists (ETag, Idempotent-Replayed).
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'X-Request-Id',
+      'traceparent',
+      'tracestate',
+      'Idempotency-Key',
+      'If-None-Match',
+    ],
+    exposedHeaders: ['Link', 'Retry-After', 'X-Request-Id', 'WWW-Authenticate', 'ETag', 'Idempotent-Replayed'],
     maxAge: 600,
   });
 }

@@ -15,7 +15,12 @@ interface AjvIssue {
   schema?: unknown;
 }
 
-const PARTS: Record<string, string> = { body: 'body', querystring: 'query parameter', params: 'path parameter' };
+const PARTS: Record<string, string> = {
+  body: 'body',
+  querystring: 'query parameter',
+  params: 'path parameter',
+  headers: 'header',
+};
 
 function describeIssue(issue: AjvIssue, context: string): string {
   const pointer = issue.instancePath.split('/').slice(1).join('.');
@@ -39,6 +44,8 @@ function describeIssue(issue: AjvIssue, context: string): string {
       return `${where} must be ${issue.params.type === 'integer' ? 'an integer' : `a ${issue.params.type}`}`;
     case 'pattern':
       if (String(issue.params.pattern).includes('\\u0000')) return `${where} must not contain control characters`;
+      if (String(issue.params.pattern) === '^[!-~]+$')
+        return `${where} must be visible ASCII characters, without spaces`;
       return `${where} has an invalid format`;
     case 'minLength':
       return `${where} must be at least ${issue.params.limit} character${issue.params.limit === 1 ? '' : 's'} long`;
@@ -98,7 +105,8 @@ function toErrorBody(error: unknown): {
       status: 400,
       message: describeIssue(fastifyError.validation[0], context),
       headers: {},
-      details: [detailOf(fastifyError.validation[0], context)],
+      // ErrorDetail's locations are body, query and path: a header's problem is told in `message` alone.
+      ...(LOCATIONS[context] ? { details: [detailOf(fastifyError.validation[0], context)] } : {}),
     };
   }
   const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;

@@ -64,13 +64,32 @@ function createAjv(coerce: boolean): Ajv2020 {
   return ajv;
 }
 
+/**
+ * A header schema under the lower-case names Node gives request headers. Fastify does this itself only for its own
+ * compiler; with a custom one, `Idempotency-Key` would never match `idempotency-key`.
+ */
+function lowerCaseHeaders(schema: unknown): unknown {
+  const { properties, required, ...rest } = schema as { properties?: Record<string, unknown>; required?: string[] };
+  return {
+    ...rest,
+    ...(properties
+      ? {
+          properties: Object.fromEntries(
+            Object.entries(properties).map(([name, value]) => [name.toLowerCase(), value]),
+          ),
+        }
+      : {}),
+    ...(required ? { required: required.map((name) => name.toLowerCase()) } : {}),
+  };
+}
+
 /** A Fastify validator compiler: strict for bodies, coercing for params, querystring and headers. */
 function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const strict = createAjv(false);
   const coercing = createAjv(true);
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? strict : coercing;
-    const validate = ajv.compile(withExactInt64(schema) as Schema);
+    const validate = ajv.compile(withExactInt64(httpPart === 'headers' ? lowerCaseHeaders(schema) : schema) as Schema);
     if (httpPart === 'body') return validate;
     // Coercion turns text into numbers the way Number() does: 0x3, " 3", 3.0, 3e0 and +3 would all be 3. An integer
     // parameter is decimal integer text and nothing else.

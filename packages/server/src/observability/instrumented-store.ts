@@ -1,7 +1,13 @@
 // A decorator around any Store: times each repository call into the metrics and, with tracing on, runs it inside a
 // child span. It sits outside the engines, so SQLite and PostgreSQL are measured the same way.
 import { StoreUnavailableError } from '../errors.js';
-import type { PlantRepository, Store, TokenRepository, WebhookRepository } from '../store/store.js';
+import type {
+  IdempotencyRepository,
+  PlantRepository,
+  Store,
+  TokenRepository,
+  WebhookRepository,
+} from '../store/store.js';
 import type { Metrics } from './metrics.js';
 
 /** Runs `call` inside a span named `name` (tracing.ts provides it when tracing is on). */
@@ -59,7 +65,7 @@ export function instrumentStore(store: Store, metrics: Metrics | undefined, span
     kind: store.kind,
     ...(store.cacheStats ? { cacheStats: store.cacheStats.bind(store) } : {}),
     ...(store.poolStats ? { poolStats: store.poolStats.bind(store) } : {}),
-    plants: wrap<PlantRepository>('plants', store.plants, { create: true, list: true, delete: true }),
+    plants: wrap<PlantRepository>('plants', store.plants, { create: true, createOnce: true, list: true, delete: true }),
     tokens: wrap<TokenRepository>('tokens', store.tokens, { insert: true, findByHash: true, list: true, revoke: true }),
     // The delivery worker's calls run outside any request: timed, but not traced (a poll every 250 ms would
     // otherwise start a new trace each time).
@@ -83,6 +89,8 @@ export function instrumentStore(store: Store, metrics: Metrics | undefined, span
       ),
       onQueued: (listener) => store.webhooks.onQueued(listener),
     },
+    // The sweeper runs outside requests, like the delivery worker: timed, not traced.
+    idempotency: wrap<IdempotencyRepository>('idempotency', store.idempotency, { remember: true, sweep: true }, false),
     migrate: () => store.migrate(),
     ping: () => measuredPing(() => store.ping()),
     close: () => store.close(),

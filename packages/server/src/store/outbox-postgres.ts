@@ -12,7 +12,13 @@ import {
   toSubscription,
 } from './outbox-event.js';
 import { rowKey } from './postgres-create-batch.js';
-import type { ClaimedDelivery, StoredPlant, WebhookRepository } from './store.js';
+import {
+  type ClaimedDelivery,
+  IDEMPOTENCY_TTL_MS,
+  type IdempotencyClaim,
+  type StoredPlant,
+  type WebhookRepository,
+} from './store.js';
 
 type Query = <Row extends pg.QueryResultRow>(
   text: string,
@@ -26,22 +32,34 @@ export interface PostgresOutbox {
    * statement: plants and their events commit together or not at all (the group commit of postgres-create-batch.ts),
    * and the other instances are told of the new plants at commit. Resolves with the `owner\u0000id` keys inserted.
    */
-  createBatchWithEvents(
-    rows: { owner: string; plant: StoredPlant }[],
-    channel: string,
-    notifyPrefix: string,
-  ): Promise<Set<string>>;
+  createBatchWithEvents(rows: BatchRow[], channel: string, notifyPrefix: string): Promise<BatchResult>;
   readonly repository: WebhookRepository;
 }
 
-// The batch insert, the deliveries selected from its RETURNING, and one NOTIFY per owner: one statement, one snapshot,
-// one transaction. The batch holds each (owner, id) once (CreateBatch keeps the first), so the join is one-to-one.
+// The batch insert, the deliveries selected from its RETURNING, the owners' new versions, and one NOTIFY per owner: one
+// statement, one snapshot, one transaction. The batch holds each (owner, id) and each (owner, key) once (CreateBatch
+// defers repeats), so the joins are one-to-one. A row with an Idempotency-Key first claims the key (an expired answer
+// is overwritten; a live one is left alone and the row does nothing), keeping the answer it will get: 409 when the
+// owner has the id already, else 200. The plant is inserted only when its key was claimed with 200.
 const CREATE_BATCH_WITH_EVENTS = `
   WITH input AS (
-    SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
-      AS t(owner, id, name, tag, event_id, payload)
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[],
+                         $10::text[], $11::text[], $12::text[], $13::text[], $14::bigint[])
+      AS t(owner, id, name, tag, event_id, payload, idem_key, fingerprint, created_body, conflict_body, claimed_at)
+  ), claimed AS (
+    INSERT INTO idempotency_keys AS k (owner, key, fingerprint, status, body, created_at)
+    SELECT owner, idem_key, fingerprint, CASE WHEN taken THEN 409 ELSE 200 END,
+           CASE WHEN taken THEN conflict_body ELSE created_body END, claimed_at
+    FROM (SELECT input.*, EXISTS (SELECT 1 FROM plants p WHERE p.owner = input.owner AND p.id = input.id) AS taken
+          FROM input WHERE idem_key IS NOT NULL) AS keyed
+    ON CONFLICT (owner, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,
+      body = excluded.body, created_at = excluded.created_at
+      WHERE k.created_at <= excluded.created_at - ${IDEMPOTENCY_TTL_MS}
+    RETURNING owner, key, status, (xmax <> 0) AS reused
   ), inserted AS (
     INSERT INTO plants (owner, id, name, tag) SELECT owner, id, name, tag FROM input
+    WHERE idem_key IS NULL
+       OR EXISTS (SELECT 1 FROM claimed c WHERE c.owner = input.owner AND c.key = input.idem_key AND c.status = 200)
     ON CONFLICT (owner, id) DO NOTHING
     RETURNING owner, id
   ), queued AS (
@@ -50,11 +68,36 @@ const CREATE_BATCH_WITH_EVENTS = `
     FROM inserted JOIN input ON input.owner = inserted.owner AND input.id = inserted.id
     JOIN webhook_subscriptions s ON s.enabled AND (s.subject IS NULL OR s.subject = inserted.owner)
     RETURNING 1
+  ), versions AS (
+    INSERT INTO owner_versions AS v (owner, version, idempotency_keys)
+    SELECT owner, sum(changed), sum(keys) FROM (
+      SELECT owner, 1 AS changed, 0 AS keys FROM inserted
+      UNION ALL SELECT owner, 0, CASE WHEN reused THEN 0 ELSE 1 END FROM claimed
+    ) AS writes GROUP BY owner ORDER BY owner
+    ON CONFLICT (owner) DO UPDATE SET version = v.version + excluded.version,
+      idempotency_keys = v.idempotency_keys + excluded.idempotency_keys
+    RETURNING 1
   ), notified AS (
     SELECT pg_notify($8, $9::text || 'p:' || owner) FROM (SELECT DISTINCT owner FROM inserted) AS owners
   )
-  SELECT owner, id::text AS id, (SELECT count(*) FROM notified) AS notified, (SELECT count(*) FROM queued)::int AS queued
-  FROM inserted`;
+  SELECT 'p' AS kind, owner, id::text AS id, 0 AS status, (SELECT count(*) FROM notified) AS notified,
+         (SELECT count(*) FROM queued)::int AS queued
+  FROM inserted
+  UNION ALL SELECT 'k', owner, key, status, 0, 0 FROM claimed`;
+
+/** What one batch statement did: the `owner\u0000id` keys it inserted, and the `owner\u0000key` keys it claimed. */
+export interface BatchResult {
+  inserted: Set<string>;
+  /** The status each claimed key keeps (200 or 409). */
+  claimed: Map<string, number>;
+}
+
+/** A create of the batch: the plant, and its Idempotency-Key claim if it has one. */
+export interface BatchRow {
+  owner: string;
+  plant: StoredPlant;
+  claim?: IdempotencyClaim | undefined;
+}
 
 export function createPostgresOutbox(query: Query): PostgresOutbox {
   const signal = new QueuedSignal();
@@ -179,7 +222,8 @@ export function createPostgresOutbox(query: Query): PostgresOutbox {
   return {
     async createBatchWithEvents(rows, channel, notifyPrefix) {
       const events = rows.map((row) => newPlantEvent(row.plant));
-      const result = await query<{ owner: string; id: string; queued: number }>(
+      const now = Date.now();
+      const result = await query<{ kind: 'p' | 'k'; owner: string; id: string; status: number; queued: number }>(
         CREATE_BATCH_WITH_EVENTS,
         [
           rows.map((row) => row.owner),
@@ -188,14 +232,25 @@ export function createPostgresOutbox(query: Query): PostgresOutbox {
           rows.map((row) => row.plant.tag ?? null),
           events.map((event) => event.eventId),
           events.map((event) => event.payload),
-          Date.now(),
+          now,
           channel,
           notifyPrefix,
+          rows.map((row) => row.claim?.key ?? null),
+          rows.map((row) => row.claim?.fingerprint ?? null),
+          rows.map((row) => row.claim?.created ?? null),
+          rows.map((row) => row.claim?.conflict ?? null),
+          rows.map((row) => row.claim?.now ?? null),
         ],
         'create_batch_with_events',
       );
+      const inserted = new Set<string>();
+      const claimed = new Map<string, number>();
+      for (const row of result.rows) {
+        if (row.kind === 'p') inserted.add(rowKey(row.owner, row.id));
+        else claimed.set(rowKey(row.owner, row.id), row.status);
+      }
       if ((result.rows[0]?.queued ?? 0) > 0) signal.notify();
-      return new Set(result.rows.map((row) => rowKey(row.owner, row.id)));
+      return { inserted, claimed };
     },
     repository,
   };

@@ -11,7 +11,7 @@ import { PageCache } from './page-cache.js';
 import { ChangeFeed, channelFor, encodeChange, notifyPrefix } from './postgres-change-feed.js';
 import { CreateBatch } from './postgres-create-batch.js';
 import { postgresMigrations } from './postgres-migrations.js';
-import type { PlantPage, Store, TokenRecord } from './store.js';
+import { IDEMPOTENCY_TTL_MS, type KeptAnswer, type PlantPage, type Store, type TokenRecord } from './store.js';
 import { type TokenRow, toTokenRecord } from './token-row.js';
 
 // Any 64-bit key; the lock only serialises this service's migrations.
@@ -47,13 +47,57 @@ function bucketOf(owner: string): number {
 const LIST_PLANTS = `SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('name', name, 'tag', tag)) ORDER BY id)
            FILTER (WHERE n <= $3), '[]'::jsonb)::text AS json,
          (max(id) FILTER (WHERE n <= $3))::text AS last_id,
-         count(*) > $3 AS has_more
+         count(*) > $3 AS has_more,
+         (SELECT version::text FROM owner_versions WHERE owner = $1) AS version
   FROM (SELECT id, name, tag, row_number() OVER (ORDER BY id) AS n FROM plants
         WHERE owner = $1 AND ($2::bigint IS NULL OR id > $2::bigint)
         ORDER BY id LIMIT $3 + 1) AS page`;
 
-const DELETE_PLANT = `WITH deleted AS (DELETE FROM plants WHERE owner = $1 AND id = $2 RETURNING owner)
-  SELECT pg_notify($3, $4::text || 'p:' || owner) FROM deleted`;
+// The delete moves the owner's version in its own statement (so its transaction), as every create does.
+const DELETE_PLANT = `WITH deleted AS (DELETE FROM plants WHERE owner = $1 AND id = $2 RETURNING owner),
+  bumped AS (INSERT INTO owner_versions AS v (owner, version) SELECT owner, 1 FROM deleted
+             ON CONFLICT (owner) DO UPDATE SET version = v.version + 1 RETURNING 1)
+  SELECT pg_notify($3, $4::text || 'p:' || owner), (SELECT count(*) FROM bumped) AS bumped FROM deleted`;
+
+const FIND_KEY = 'SELECT fingerprint, status, body FROM idempotency_keys WHERE owner = $1 AND key = $2';
+
+// A 400 kept with its key unless the key holds a live answer; the owner's count of keys grows unless it reused one.
+const REMEMBER_KEY = `WITH kept AS (
+    INSERT INTO idempotency_keys AS k (owner, key, fingerprint, status, body, created_at)
+    VALUES ($1, $2, $3, $4, $5, $6)
+    ON CONFLICT (owner, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,
+      body = excluded.body, created_at = excluded.created_at
+      WHERE k.created_at <= $7
+    RETURNING owner, (xmax <> 0) AS reused
+  ), counted AS (
+    INSERT INTO owner_versions AS v (owner, version, idempotency_keys) SELECT owner, 0, 1 FROM kept WHERE NOT reused
+    ON CONFLICT (owner) DO UPDATE SET idempotency_keys = v.idempotency_keys + 1 RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM counted) AS counted FROM kept`;
+
+const SWEEP_EXPIRED = `WITH expired AS (
+    DELETE FROM idempotency_keys WHERE (owner, key) IN
+      (SELECT owner, key FROM idempotency_keys WHERE created_at < $1 ORDER BY created_at LIMIT $2)
+    RETURNING owner
+  ), counts AS (SELECT owner, count(*) AS n FROM expired GROUP BY owner),
+  updated AS (
+    UPDATE owner_versions v SET idempotency_keys = greatest(0, v.idempotency_keys - counts.n)
+    FROM counts WHERE v.owner = counts.owner RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM expired)::int AS deleted, (SELECT count(*) FROM updated) AS updated`;
+
+const CROWDED_OWNERS = `SELECT owner, idempotency_keys AS keys FROM owner_versions WHERE idempotency_keys > $1
+  ORDER BY idempotency_keys DESC LIMIT 16`;
+
+const TRIM_OWNER = `WITH gone AS (
+    DELETE FROM idempotency_keys WHERE (owner, key) IN
+      (SELECT owner, key FROM idempotency_keys WHERE owner = $1 ORDER BY created_at LIMIT $2)
+    RETURNING 1
+  ), updated AS (
+    UPDATE owner_versions SET idempotency_keys = greatest(0, idempotency_keys - (SELECT count(*) FROM gone))
+    WHERE owner = $1 RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT count(*) FROM updated) AS updated`;
 
 const REVOKE_TOKEN = `WITH revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING id)
   SELECT pg_notify($3, $4) FROM revoked`;
@@ -171,6 +215,24 @@ export function openPostgresStore({
         if (created) changedLocally(owner);
         return created;
       },
+      async createOnce(owner, plant, claim) {
+        for (;;) {
+          const outcome = await creates.createOnce(owner, plant, claim);
+          if (outcome === true) changedLocally(owner);
+          if (typeof outcome === 'boolean') return outcome;
+          if (outcome === 'raced') {
+            await query('UPDATE idempotency_keys SET status = 409, body = $3 WHERE owner = $1 AND key = $2', [
+              owner,
+              claim.key,
+              claim.conflict,
+            ]);
+            return false;
+          }
+          const kept = await query<KeptAnswer>(FIND_KEY, [owner, claim.key], 'find_idempotency_key');
+          // Gone when a sweep removed it between the two statements: claim it again.
+          if (kept.rows[0]) return kept.rows[0];
+        }
+      },
       async list(owner, { limit, after }): Promise<PlantPage> {
         const key = `${limit}:${after ?? ''}`;
         const live = cacheLive();
@@ -180,7 +242,7 @@ export function openPostgresStore({
         }
         const bucket = bucketOf(owner);
         const seen = [generations[bucket], epoch];
-        const result = await query<{ json: string; last_id: string | null; has_more: boolean }>(
+        const result = await query<{ json: string; last_id: string | null; has_more: boolean; version: string | null }>(
           LIST_PLANTS,
           [owner, after === undefined ? null : after.toString(), limit],
           'list_plants',
@@ -190,6 +252,7 @@ export function openPostgresStore({
           json: row.json,
           lastId: row.last_id === null ? undefined : BigInt(row.last_id),
           hasMore: row.has_more,
+          version: row.version ?? '0',
         };
         if (live && feed.live && seen[0] === generations[bucket] && seen[1] === epoch) pages.set(owner, key, page);
         return page;
@@ -244,6 +307,27 @@ export function openPostgresStore({
       },
     },
     webhooks: outbox.repository,
+    idempotency: {
+      async remember(owner, key, answer, now) {
+        const values = [owner, key, answer.fingerprint, answer.status, answer.body, now, now - IDEMPOTENCY_TTL_MS];
+        for (;;) {
+          if ((await query(REMEMBER_KEY, values)).rowCount === 1) return undefined;
+          const kept = await query<KeptAnswer>(FIND_KEY, [owner, key], 'find_idempotency_key');
+          if (kept.rows[0]) return kept.rows[0];
+        }
+      },
+      async sweep(before, maxPerOwner, limit) {
+        const expired = await query<{ deleted: number }>(SWEEP_EXPIRED, [before, limit]);
+        let deleted = expired.rows[0]?.deleted ?? 0;
+        const crowded = await query<{ owner: string; keys: number }>(CROWDED_OWNERS, [maxPerOwner]);
+        for (const { owner, keys } of crowded.rows) {
+          const excess = Math.min(keys - maxPerOwner, limit - deleted);
+          if (excess <= 0) break;
+          deleted += (await query<{ deleted: number }>(TRIM_OWNER, [owner, excess])).rows[0]?.deleted ?? 0;
+        }
+        return deleted;
+      },
+    },
     async migrate() {
       let client: pg.PoolClient;
       try {

@@ -62,4 +62,26 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
       CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries (subscription_id);
       CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (finished_at) WHERE status <> 'pending';`,
   },
+  {
+    version: 3,
+    description: 'per-principal data versions (ETag) and the answers kept for Idempotency-Keys (times in ms)',
+    sql: `
+      CREATE TABLE owner_versions (
+        owner TEXT PRIMARY KEY,
+        version INTEGER NOT NULL,
+        idempotency_keys INTEGER NOT NULL DEFAULT 0
+      ) WITHOUT ROWID;
+      CREATE INDEX owner_versions_over_keys ON owner_versions (idempotency_keys);
+      CREATE TABLE idempotency_keys (
+        owner TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (owner, key)
+      ) WITHOUT ROWID;
+      CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
+      CREATE INDEX idempotency_keys_owner_created ON idempotency_keys (owner, created_at);`,
+  },
 ];

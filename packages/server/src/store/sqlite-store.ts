@@ -6,17 +6,19 @@ import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { asStoreError, createGroupCommit } from './group-commit.js';
+import { createSqliteIdempotency } from './idempotency-sqlite.js';
 import { createSqliteOutbox } from './outbox-sqlite.js';
 import { PageCache } from './page-cache.js';
 import { checkBeforeOpen, watchFile } from './sqlite-file-guard.js';
 import { sqliteMigrations } from './sqlite-migrations.js';
-import type { PlantPage, Store, TokenRecord } from './store.js';
+import type { PlantPage, Store, StoredPlant, TokenRecord } from './store.js';
 import { type TokenRow, toTokenRecord } from './token-row.js';
 
 // The page as JSON, built by SQLite: {"name":...} or {"name":...,"tag":...} per plant, in id order.
+// The owner's version is read by the same statement, so it belongs to the same snapshot as the page.
 const PAGE_SELECT = `SELECT json_group_array(
     CASE WHEN tag IS NULL THEN json_object('name', name) ELSE json_object('name', name, 'tag', tag) END ORDER BY id
-  ) AS json, max(id) AS lastId`;
+  ) AS json, max(id) AS lastId, (SELECT version FROM owner_versions WHERE owner = ?) AS version`;
 
 export interface SqliteOptions {
   /** Share one transaction (one fsync) among concurrent writes; off commits each write on its own. */
@@ -74,6 +76,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   };
 
   const outbox = createSqliteOutbox(db, write, statement);
+  const idempotency = createSqliteIdempotency(db, write, statement);
 
   // Read caches, valid while nothing has changed. data_version moves when another connection commits; this
   // connection's own writes clear what they touch.
@@ -90,26 +93,35 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     }
   };
 
+  // The plant, its webhook events and the owner's new version, in one savepoint of the write's transaction.
+  const insertWithEvent = (owner: string, plant: StoredPlant): boolean => {
+    const insert = statement(
+      'INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT (owner, id) DO NOTHING',
+    );
+    return outbox.createWithEvent(owner, plant, () => {
+      const inserted = insert.run(owner, plant.id, plant.name, plant.tag ?? null).changes === 1;
+      if (inserted) idempotency.bump(owner, true, 0);
+      return inserted;
+    });
+  };
+  const committedCreate = (owner: string) => {
+    pages.forget(owner);
+    outbox.committed();
+  };
+
   return {
     cacheStats: () => pages.stats(),
     kind: 'sqlite',
     plants: {
       async create(owner, plant) {
-        const insert = statement(
-          'INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT (owner, id) DO NOTHING',
-        );
-        const created = await write(() =>
-          outbox.createWithEvent(
-            owner,
-            plant,
-            () => insert.run(owner, plant.id, plant.name, plant.tag ?? null).changes === 1,
-          ),
-        );
-        if (created) {
-          pages.forget(owner);
-          outbox.committed();
-        }
+        const created = await write(() => insertWithEvent(owner, plant));
+        if (created) committedCreate(owner);
         return created;
+      },
+      async createOnce(owner, plant, claim) {
+        const outcome = await write(() => idempotency.createOnce(owner, claim, () => insertWithEvent(owner, plant)));
+        if (outcome === true) committedCreate(owner);
+        return outcome;
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
         fresh();
@@ -121,22 +133,30 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
             ? `SELECT id, name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ?`
             : `SELECT id, name, tag FROM plants WHERE owner = ? AND id > ? ORDER BY id LIMIT ?`;
         const query = statement(`${PAGE_SELECT} FROM (${rows})`).safeIntegers(true);
-        const head = (after === undefined ? query.get(owner, limit) : query.get(owner, after, limit)) as {
+        const head = (after === undefined ? query.get(owner, owner, limit) : query.get(owner, owner, after, limit)) as {
           json: string;
           lastId: bigint | null;
+          version: bigint | null;
         };
         const next = statement('SELECT 1 FROM plants WHERE owner = ? AND id > ? LIMIT 1');
         const page: PlantPage = {
           json: head.json,
           lastId: head.lastId ?? undefined,
           hasMore: head.lastId !== null && next.get(owner, head.lastId) !== undefined,
+          version: String(head.version ?? 0n),
         };
         pages.set(owner, key, page);
         return page;
       },
       async delete(owner, id) {
         const remove = statement('DELETE FROM plants WHERE owner = ? AND id = ?');
-        const deleted = await write(() => remove.run(owner, id).changes === 1);
+        const deleted = await write(
+          db.transaction(() => {
+            const removed = remove.run(owner, id).changes === 1;
+            if (removed) idempotency.bump(owner, true, 0);
+            return removed;
+          }),
+        );
         if (deleted) pages.forget(owner);
         return deleted;
       },
@@ -182,6 +202,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       },
     },
     webhooks: outbox.repository,
+    idempotency: idempotency.repository,
     async migrate() {
       const applied: number[] = [];
       const isApplied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');

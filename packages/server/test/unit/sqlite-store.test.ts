@@ -159,7 +159,12 @@ describe.each([true, false])('SQLite store (group commit %s)', (groupCommit) => 
     const sorted = [...ids].sort((a, b) => (a < b ? -1 : 1));
     expect(JSON.parse(page.json)).toEqual(sorted.map((id) => ({ name: `n${id}` })));
     expect(page).toMatchObject({ lastId: 10n, hasMore: false });
-    expect(await store.plants.list('nobody', { limit: 5 })).toEqual({ json: '[]', lastId: undefined, hasMore: false });
+    expect(await store.plants.list('nobody', { limit: 5 })).toEqual({
+      json: '[]',
+      lastId: undefined,
+      hasMore: false,
+      version: '0',
+    });
   });
 
   it('pages through many rows with no gaps or duplicates, whatever the page size', async () => {
@@ -245,6 +250,8 @@ describe.each([true, false])('SQLite store (group commit %s)', (groupCommit) => 
       json: '[{"name":"kept","tag":"x"}]',
       lastId: INT64_MAX,
       hasMore: false,
+      // Two creates and a delete: the owner's version moved three times, and survives the reopen.
+      version: '3',
     });
     expect((await reopened.tokens.findByHash(hash))?.id).toBe('tok_keep');
   });
@@ -284,6 +291,7 @@ describe.each([true, false])('SQLite store (group commit %s)', (groupCommit) => 
       json: '[{"name":"ephemeral"}]',
       lastId: -1n,
       hasMore: false,
+      version: '1',
     });
     await expect(store.ping()).resolves.toBeUndefined();
   });

@@ -82,6 +82,7 @@ describe(`${TEST_DATABASE} store`, () => {
       json: '[]',
       lastId: undefined,
       hasMore: false,
+      version: '0',
     });
   });
 

@@ -1,0 +1,57 @@
+// Idempotency-Key on createPlant (the IETF httpapi draft, Stripe's semantics): the request's fingerprint, the
+// requests still in flight in this process, and the answers for a repeat. Web-platform code only (no Node imports).
+import { ApiError } from '../errors.js';
+import type { Store } from '../store/store.js';
+
+/** Keys each principal keeps at most; beyond that the sweeper forgets its oldest first (see idempotency-sweeper.ts). */
+export const MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL = 10_000;
+
+const encoder = new TextEncoder();
+
+/** A digest of what a request asks for; a repeat with another fingerprint is another request (422). */
+export async function fingerprintOf(parts: readonly unknown[]): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', encoder.encode(JSON.stringify(parts)));
+  let text = '';
+  for (const byte of new Uint8Array(digest)) text += byte.toString(16).padStart(2, '0');
+  return text;
+}
+
+// The (owner, key) pairs whose first request is still being answered, per store (one per app).
+const inFlightByStore = new WeakMap<Store, Set<string>>();
+
+/**
+ * Runs `work` as the one request in flight for the owner's key: a repeat arriving meanwhile is answered 409 with
+ * Retry-After at once, without touching the store.
+ */
+export async function oneAtATime<T>(store: Store, owner: string, key: string, work: () => Promise<T>): Promise<T> {
+  let inFlight = inFlightByStore.get(store);
+  if (!inFlight) {
+    inFlight = new Set();
+    inFlightByStore.set(store, inFlight);
+  }
+  const id = `${owner}\u0000${key}`;
+  if (inFlight.has(id)) {
+    throw new ApiError(
+      409,
+      'a request with this Idempotency-Key is still being processed; retry it with the same key shortly for its answer',
+      { 'retry-after': '1' },
+    );
+  }
+  inFlight.add(id);
+  try {
+    return await work();
+  } finally {
+    inFlight.delete(id);
+  }
+}
+
+/** The 422 for a key reused with another body. */
+export function keyReusedError(): ApiError {
+  return new ApiError(
+    422,
+    'this Idempotency-Key was already used for a request with another body; send a new key for a new request',
+  );
+}
+
+/** The header that marks a replayed answer. */
+export const REPLAYED_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'idempotent-replayed': 'true' });
