@@ -1,6 +1,6 @@
 // createPlant: stores a new plant for the caller; an id the caller already has is a 409. With an Idempotency-Key the
 // first answer is kept with the key (in the plant's transaction) and given again to repeats of the same request.
-import { ApiError } from '../errors.js';
+import { ApiError } from '@plant-store/contract';
 import { fingerprintOf, keyReusedError, oneAtATime, REPLAYED_HEADERS } from '../idempotency/idempotency-key.js';
 import type { Handler } from './handler.js';
 

@@ -1,8 +1,8 @@
 // getPlants: one page of the caller's plants in ascending id order, with a Link to the next page when more follow,
 // and a weak ETag: If-None-Match naming it is answered 304 with no body.
-import { decodeCursor, nextPageLink } from '../paging.js';
 import { entityTagOf, noneMatch } from './entity-tag.js';
 import type { Handler } from './handler.js';
+import { decodeCursor, nextPageLink } from './paging.js';
 
 export const getPlants: Handler<'getPlants'> = async ({ principal, query, path, headers }, { store }) => {
   // Validation has applied the contract's default (openapi.yaml, parameter `limit`), so limit is always set here.

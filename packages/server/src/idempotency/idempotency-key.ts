@@ -1,6 +1,6 @@
 // Idempotency-Key on createPlant (the IETF httpapi draft, Stripe's semantics): the request's fingerprint, the
 // requests still in flight in this process, and the answers for a repeat. Web-platform code only (no Node imports).
-import { ApiError } from '../errors.js';
+import { ApiError } from '@plant-store/contract';
 import type { Store } from '../store/store.js';
 
 /** Keys each principal keeps at most; beyond that the sweeper forgets its oldest first (see idempotency-sweeper.ts). */

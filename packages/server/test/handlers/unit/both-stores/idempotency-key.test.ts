@@ -1,0 +1,146 @@
+// Idempotency-Key on createPlant through inject, on both stores: the first answer (200 or 409) is kept per principal
+// and replayed with Idempotent-Replayed, a key reused with another body is a 422, a repeat while the first is in
+// flight is a 409 without a second write, keys are bounded, and the sweeper removes expired and excess keys.
+// Every answer is checked against openapi.yaml by an independent validator (support/http.ts).
+import { createTestApp, type TestApp } from '@plant-store/test-kit';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { IDEMPOTENCY_TTL_MS } from '../../../../src/store/store.js';
+import { call } from '../../../support/http.js';
+
+let t: TestApp;
+let alice: string;
+let bob: string;
+
+beforeAll(async () => {
+  t = await createTestApp({ env: { RATE_LIMIT_MAX: '0' } });
+  alice = await t.token('alice');
+  bob = await t.token('bob');
+});
+afterAll(() => t.close());
+
+const create = (token: string, body: unknown, key?: string) =>
+  call(t.app, {
+    method: 'POST',
+    url: '/plants',
+    path: '/plants',
+    token,
+    body,
+    ...(key === undefined ? {} : { headers: { 'idempotency-key': key } }),
+  });
+const count = async (owner: string) => (await t.store.plants.list(owner, { limit: 1000 })).json;
+
+describe('Idempotency-Key on createPlant', () => {
+  it('replays the 200 to a repeat with the same key and body, with Idempotent-Replayed, and stores the plant once', async () => {
+    const first = await create(alice, { id: 1, name: 'Fern', tag: 'indoor' }, 'key-1');
+    expect(first.status).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await create(alice, { id: 1, name: 'Fern', tag: 'indoor' }, 'key-1');
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(JSON.parse(await count('alice'))).toEqual([{ name: 'Fern', tag: 'indoor' }]);
+  });
+
+  it('keeps a 409 and replays it, even after the conflicting plant is deleted', async () => {
+    await create(alice, { id: 2, name: 'Moss' });
+    const first = await create(alice, { id: 2, name: 'Moss' }, 'key-2');
+    expect(first.status).toBe(409);
+    expect((await call(t.app, { method: 'DELETE', url: '/plants/2', path: '/plants/{id}', token: alice })).status).toBe(
+      204,
+    );
+    const again = await create(alice, { id: 2, name: 'Moss' }, 'key-2');
+    expect(again.status).toBe(409);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    expect(JSON.parse(await count('alice'))).not.toContainEqual({ name: 'Moss' });
+  });
+
+  it('refuses the same key with another body with 422 in the Error shape, and writes nothing', async () => {
+    expect((await create(alice, { id: 3, name: 'Ivy' }, 'key-3')).status).toBe(200);
+    const other = await create(alice, { id: 4, name: 'Ivy' }, 'key-3');
+    expect(other.status).toBe(422);
+    expect(other.json()).toEqual({ error: 422, message: expect.stringContaining('Idempotency-Key') });
+    const renamed = await create(alice, { id: 3, name: 'Ivy', tag: 'x' }, 'key-3');
+    expect(renamed.status).toBe(422);
+    expect(await count('alice')).not.toContain('"x"');
+    expect((await create(alice, { id: 4, name: 'Ivy' })).status).toBe(200);
+  });
+
+  it('keeps keys per principal: the same key is a new request for another principal', async () => {
+    expect((await create(alice, { id: 5, name: 'Aloe' }, 'shared-key')).status).toBe(200);
+    const bobs = await create(bob, { id: 5, name: 'Aloe' }, 'shared-key');
+    expect(bobs.status).toBe(200);
+    expect(bobs.headers['idempotent-replayed']).toBeUndefined();
+    expect(JSON.parse(await count('bob'))).toEqual([{ name: 'Aloe' }]);
+  });
+
+  it('answers a repeat that arrives while the first is in flight with 409 and Retry-After, without a second write', async () => {
+    const body = { id: 6, name: 'Cactus' };
+    const [first, second] = await Promise.all([create(alice, body, 'key-6'), create(alice, body, 'key-6')]);
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(409);
+    expect(second.headers['retry-after']).toBe('1');
+    expect(second.json()).toEqual({ error: 409, message: expect.stringContaining('still being processed') });
+    const after = await create(alice, body, 'key-6');
+    expect(after.status).toBe(200);
+    expect(after.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('keeps each of many concurrent keyed creates in one group commit apart', async () => {
+    const bodies = Array.from({ length: 20 }, (_, i) => ({ id: 100 + (i % 10), name: `p${i}` }));
+    const answers = await Promise.all(bodies.map((body, i) => create(bob, body, `batch-${i}`)));
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(10);
+    expect(answers.filter((answer) => answer.status === 409)).toHaveLength(10);
+    const replays = await Promise.all(bodies.map((body, i) => create(bob, body, `batch-${i}`)));
+    expect(replays.map((answer) => [answer.status, answer.text])).toEqual(
+      answers.map((answer) => [answer.status, answer.text]),
+    );
+    expect(replays.every((answer) => answer.headers['idempotent-replayed'] === 'true')).toBe(true);
+  });
+
+  it.each([
+    ['an empty key', ''],
+    ['a key over 255 characters', 'k'.repeat(256)],
+    ['a key with a space', 'two words'],
+  ])('refuses %s with 400', async (_case, key) => {
+    const answer = await create(alice, { id: 7, name: 'Sage' }, key);
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toEqual({ error: 400, message: expect.stringMatching(/header "idempotency-key"/i) });
+  });
+
+  it('accepts a key of 255 visible ASCII characters', async () => {
+    expect((await create(alice, { id: 8, name: 'Mint' }, '~'.repeat(255))).status).toBe(200);
+  });
+
+  it('treats a key older than 24 hours as unused', async () => {
+    const plant = { id: 9n, name: 'Basil' };
+    const claim = (now: number) => ({ key: 'old-key', fingerprint: 'f1', created: '{}', conflict: '{}', now });
+    const long = Date.now() - IDEMPOTENCY_TTL_MS - 1000;
+    expect(await t.store.plants.createOnce('carol', plant, claim(long))).toBe(true);
+    expect(await t.store.plants.createOnce('carol', plant, claim(long + 1))).toMatchObject({ status: 200 });
+    expect(await t.store.plants.createOnce('carol', plant, { ...claim(Date.now()), fingerprint: 'f2' })).toBe(false);
+    expect(await t.store.plants.createOnce('carol', plant, claim(Date.now()))).toMatchObject({
+      fingerprint: 'f2',
+      status: 409,
+    });
+  });
+
+  it('sweeps expired keys and a principal’s oldest keys beyond the bound, in bounded steps', async () => {
+    // A store of its own: the keys of the tests above would count against the bound too.
+    const own = await createTestApp();
+    onTestFinished(() => own.close());
+    const now = Date.now();
+    const keep = (owner: string, key: string, at: number) =>
+      own.store.idempotency.remember(owner, key, { fingerprint: 'f', status: 400, body: '{}' }, at);
+    for (let i = 0; i < 5; i++) await keep('dave', `expired-${i}`, now - IDEMPOTENCY_TTL_MS - 10_000 + i);
+    for (let i = 0; i < 8; i++) await keep('erin', `k-${i}`, now - 1000 + i);
+    // Expired keys first, at most `limit` per sweep.
+    expect(await own.store.idempotency.sweep(now - IDEMPOTENCY_TTL_MS, 1000, 3)).toBe(3);
+    expect(await own.store.idempotency.sweep(now - IDEMPOTENCY_TTL_MS, 1000, 3)).toBe(2);
+    expect(await keep('dave', 'expired-4', now)).toBeUndefined();
+    // Then the oldest keys of a principal over the bound (5 here): erin keeps her 5 newest.
+    expect(await own.store.idempotency.sweep(now - IDEMPOTENCY_TTL_MS, 5, 100)).toBe(3);
+    expect(await keep('erin', 'k-2', now)).toBeUndefined();
+    expect(await keep('erin', 'k-3', now)).toMatchObject({ status: 400 });
+  });
+});
