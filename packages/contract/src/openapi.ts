@@ -276,7 +276,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry (added in 1.2.0): a unique value per create the client means to make once (a UUID, say), sent again unchanged with every retry of it. 1 to 255 visible ASCII characters. The first answer (200, 400 or 409) is kept for 24 hours and replayed to repeats with the same body; see the 409 and 422 answers. */
+                /** @description Makes the create safe to retry (added in 1.2.0): a unique value per create the client means to make once (a UUID, say), sent again unchanged with every retry of it. 1 to 255 visible ASCII characters. The first answer (200, or 409 for a taken id) is kept for 24 hours and replayed to repeats with the same body; see the 409 and 422 answers. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -299,16 +299,7 @@ export interface operations {
                     "application/json": components["schemas"]["Plant"];
                 };
             };
-            /** @description The request is malformed or breaks a bound; `message` names the parameter or field. */
-            400: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The caller already has a plant with this id; or (with `Retry-After`, added in 1.2.0) a request with the same `Idempotency-Key` is still being processed: retry after it, with the same key, to get its answer. */

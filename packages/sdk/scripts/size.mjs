@@ -5,7 +5,8 @@
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
-const BUDGET_BYTES = 5 * 1024;
+// 5 KB until 1.2.0's safe retries and conditional lists (Idempotency-Key, the kept pages): 5.5 KB since.
+const BUDGET_BYTES = 5.5 * 1024;
 const root = new URL('..', import.meta.url).pathname;
 const gzipped = (code) => gzipSync(code, { level: 9 }).length;
 

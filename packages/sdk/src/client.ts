@@ -3,6 +3,7 @@
 import type { NewPlant, Plant, PlantId, paths, QueryOf } from '@plant-store/contract';
 import createClient, { type Client, defaultPathSerializer, type Middleware } from 'openapi-fetch';
 import { errorFromResponse } from './errors.js';
+import { newIdempotencyKey } from './idempotency-key.js';
 import { int64Text, stringifyExact } from './int64.js';
 import { nextLink } from './link.js';
 import {
@@ -44,6 +45,11 @@ export interface PlantStoreClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Test seam: where backoff jitter comes from, a number in [0, 1); defaults to Math.random. */
   random?: () => number;
+  /**
+   * Pages `list` and `listPage` keep with their ETag (default 50; 0 keeps none): asked for again, a page is sent with
+   * `If-None-Match`, and the service's 304 is answered from the kept page, without transferring it again.
+   */
+  pageCacheSize?: number;
 }
 
 /** What `list` and `listPage` ask for: the contract's query of getPlants (`limit` 1 to 1000, `cursor`). */
@@ -68,9 +74,15 @@ export interface PlantPage {
 export interface PlantStoreClient {
   /** The plant operations of the contract: createPlant, getPlants, deletePlant. */
   plants: {
-    /** Creates a plant; resolves to it as stored. Throws ConflictError when the id is taken. */
+    /**
+     * Creates a plant; resolves to it as stored. Throws ConflictError when the id is taken. Sent with a fresh
+     * Idempotency-Key (or `options.idempotencyKey`), so it is retried after a lost answer without creating twice.
+     */
     create(plant: NewPlant, options?: CallOptions): Promise<Plant>;
-    /** One page of plants (ascending by id); `cursor` is a `nextCursor` from `listPage`. */
+    /**
+     * One page of plants (ascending by id); `cursor` is a `nextCursor` from `listPage`. A page asked for again is
+     * revalidated with its ETag: while it is unchanged the service answers 304 and the kept page is returned.
+     */
     list(query?: ListQuery, options?: CallOptions): Promise<Plant[]>;
     /** One page of plants and the cursor of the next (undefined on the last page). */
     listPage(query?: ListQuery, options?: CallOptions): Promise<PlantPage>;
@@ -108,6 +120,9 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     random: options.random ?? Math.random,
   };
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  // Pages kept with their ETags, by query; Map order is use order, so the first key is the least recently used.
+  const pages = new Map<string, { etag: string; page: PlantPage }>();
+  const keepPages = options.pageCacheSize ?? 50;
   const raw = createClient<paths>({
     baseUrl,
     fetch: createTransport(transportOptions),
@@ -124,7 +139,9 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
 
   // Per-call signal, timeout and retries need their own transport; the client-wide one serves the rest. Per-call
   // headers are openapi-fetch's own (merged over the client's).
-  const perCall = (call: CallOptions | undefined) => ({
+  const perCall = (
+    call: CallOptions | undefined,
+  ): { fetch?: (input: Request) => Promise<Response>; signal?: AbortSignal; headers?: Record<string, string> } => ({
     ...(call?.signal || call?.timeoutMs !== undefined || call?.maxRetries !== undefined
       ? { fetch: createTransport(transportOptions, call), ...(call.signal ? { signal: call.signal } : {}) }
       : {}),
@@ -132,18 +149,36 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
   });
 
   async function listPage(query: ListQuery = {}, call?: CallOptions): Promise<PlantPage> {
-    const { data, error, response } = await raw.GET('/plants', { params: { query }, ...perCall(call) });
-    if (data === undefined) throw errorFromResponse(response, error);
-    // Only the cursor is taken from the link: the next request goes to baseUrl, whatever origin the link names.
-    const next = nextLink(response.headers.get('link'), response.url || `${baseUrl}/plants`);
-    return { plants: data, nextCursor: next?.searchParams.get('cursor') ?? undefined };
+    const key = `${query.limit}|${query.cursor}`;
+    const kept = pages.get(key);
+    pages.delete(key);
+    const options = perCall(call);
+    if (kept) options.headers = { 'if-none-match': kept.etag, ...options.headers };
+    const { data, error, response } = await raw.GET('/plants', { params: { query }, ...options });
+    let page = kept?.page;
+    if (response.status !== 304 || !page) {
+      if (data === undefined) throw errorFromResponse(response, error);
+      // Only the cursor is taken from the link: the next request goes to baseUrl, whatever origin the link names.
+      const next = nextLink(response.headers.get('link'), response.url || `${baseUrl}/plants`);
+      page = { plants: data, nextCursor: next?.searchParams.get('cursor') ?? undefined };
+    }
+    const etag = response.headers.get('etag');
+    if (etag && keepPages > 0) {
+      pages.set(key, { etag, page });
+      if (pages.size > keepPages) pages.delete(pages.keys().next().value!);
+    }
+    // A copy: the caller may change the array it gets, the kept page must not change with it.
+    return { ...page, plants: [...page.plants] };
   }
 
   return {
     raw,
     plants: {
       async create(plant, call) {
-        const { data, error, response } = await raw.POST('/plants', { body: plant, ...perCall(call) });
+        const key = call?.idempotencyKey === undefined ? newIdempotencyKey() : call.idempotencyKey;
+        const options = perCall(call);
+        if (key !== null) options.headers = { ...options.headers, 'idempotency-key': key };
+        const { data, error, response } = await raw.POST('/plants', { body: plant, ...options });
         if (data === undefined) throw errorFromResponse(response, error);
         return data;
       },

@@ -1,6 +1,9 @@
 // The fetch every request goes through: adds the bearer token, applies the timeout, and retries what is safe to
-// retry with exponential backoff and full jitter, honouring Retry-After. Only 429 and 503 answers are retried (never
-// 401, 403 or another 4xx); a 401 may be replayed once with a refreshed token when the client asks for it.
+// retry with exponential backoff and full jitter, honouring Retry-After. 429 and 503 answers are retried for any
+// request; a request that carries an Idempotency-Key (every create, unless told otherwise) is also retried on other 5xx,
+// on a 409 with Retry-After (the same key still in flight), on network failures and on timeouts, always with the same
+// key, so the service answers it once. Never 401, 403 or another 4xx; a 401 may be replayed once with a refreshed
+// token when the client asks for it.
 import {
   errorFromResponse,
   PlantStoreAbortError,
@@ -26,7 +29,10 @@ export interface RetryOptions {
   baseDelayMs?: number;
   /** Longest wait between attempts in ms (default 8000). A longer Retry-After is not waited for. */
   maxDelayMs?: number;
-  /** Retry a create after a network failure or timeout (default false: it may have been stored). */
+  /**
+   * Retry a create sent without an Idempotency-Key (`idempotencyKey: null`) after a network failure or timeout
+   * (default false: it may have been stored). Creates with a key, the default, are retried whatever this says.
+   */
   retryCreateOnNetworkError?: boolean;
 }
 
@@ -71,6 +77,12 @@ export interface CallOptions {
   maxRetries?: number;
   /** Headers for this call only, on top of the client's (the bearer token cannot be overridden). */
   headers?: Record<string, string>;
+  /**
+   * `plants.create` only: the Idempotency-Key to send, the same on every retry of this call. A fresh random key is
+   * made for each call unless one is given; give your own to make a create safe across calls too (say, across a
+   * page reload), or `null` to send none (the create is then not retried after a network failure or timeout).
+   */
+  idempotencyKey?: string | null;
 }
 
 // 429 and 503 mean the service did nothing; any method may try again.
@@ -188,7 +200,9 @@ export function createTransport(options: TransportOptions, call: CallOptions = {
     };
     const { baseDelayMs, maxDelayMs, retryCreateOnNetworkError } = options.retry;
     const maxRetries = call.maxRetries ?? options.retry.maxRetries;
-    const networkRetryable = IDEMPOTENT.has(input.method) || retryCreateOnNetworkError;
+    // With an Idempotency-Key the service answers a repeat with the first answer: retrying cannot create twice.
+    const keyed = input.headers.has('idempotency-key');
+    const networkRetryable = IDEMPOTENT.has(input.method) || keyed || retryCreateOnNetworkError;
     let replayed401 = false;
     let attempts = 1;
     const wait = async (delayMs: number, reason: RetryInfo['reason']) => {
@@ -227,13 +241,20 @@ export function createTransport(options: TransportOptions, call: CallOptions = {
         continue;
       }
       refresh = false;
-      if (!RETRY_ANY_METHOD.has(response.status) || retry >= maxRetries) return response;
+      if (!retryable(response, keyed) || retry >= maxRetries) return response;
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
       if (retryAfter !== undefined && retryAfter > maxDelayMs) return response;
       await wait(retryAfter ?? backoff(), await errorOf(response));
       retry++;
     }
   };
+}
+
+/** Whether an answer may be retried: 429 and 503 always; with an Idempotency-Key, any 5xx and an in-flight 409. */
+function retryable(response: Response, keyed: boolean): boolean {
+  if (RETRY_ANY_METHOD.has(response.status)) return true;
+  if (!keyed) return false;
+  return response.status >= 500 || (response.status === 409 && response.headers.has('retry-after'));
 }
 
 /** The error a refused answer would throw, for onRetry; reads (and so releases) the answer's body. */

@@ -301,7 +301,7 @@ describe('retries', () => {
     expect(requests).toHaveLength(1);
   });
 
-  it('retries network failures for list and delete, never for create unless asked', async () => {
+  it('retries network failures for list, delete and keyed creates, never for a create without a key unless asked', async () => {
     const down = new TypeError('connection refused');
     const list = scriptedFetch(down, json(200, []));
     expect(await client(list.fetch).api.plants.list()).toEqual([]);
@@ -309,15 +309,22 @@ describe('retries', () => {
     await client(del.fetch).api.plants.delete(1);
     expect(del.requests).toHaveLength(2);
 
+    // A create carries an Idempotency-Key: retried, with the same key.
+    const keyed = scriptedFetch(down, json(200, { name: 'x' }));
+    expect(await client(keyed.fetch).api.plants.create({ id: 1, name: 'x' })).toEqual({ name: 'x' });
+    expect(keyed.requests).toHaveLength(2);
+    expect(keyed.requests[1]!.headers.get('idempotency-key')).toBe(keyed.requests[0]!.headers.get('idempotency-key'));
+
     const create = scriptedFetch(down, json(200, { name: 'x' }));
-    await expect(client(create.fetch).api.plants.create({ id: 1, name: 'x' })).rejects.toBeInstanceOf(
-      PlantStoreConnectionError,
-    );
+    await expect(
+      client(create.fetch).api.plants.create({ id: 1, name: 'x' }, { idempotencyKey: null }),
+    ).rejects.toBeInstanceOf(PlantStoreConnectionError);
     expect(create.requests).toHaveLength(1);
+    expect(create.requests[0]!.headers.get('idempotency-key')).toBeNull();
 
     const optIn = scriptedFetch(down, json(200, { name: 'x' }));
     const { api } = client(optIn.fetch, { retry: { retryCreateOnNetworkError: true } });
-    expect(await api.plants.create({ id: 1, name: 'x' })).toEqual({ name: 'x' });
+    expect(await api.plants.create({ id: 1, name: 'x' }, { idempotencyKey: null })).toEqual({ name: 'x' });
     expect(optIn.requests).toHaveLength(2);
   });
 
@@ -420,15 +427,18 @@ describe('timeouts', () => {
     }
   });
 
-  it('does not retry a timed-out create unless asked', async () => {
+  it('retries a timed-out create with its key, and one sent without a key only when asked', async () => {
+    const keyed = scriptedFetch(hang, json(200, { name: 'x' }));
+    expect(await client(keyed.fetch, { timeoutMs: 20 }).api.plants.create({ id: 1, name: 'x' })).toEqual({ name: 'x' });
+    expect(keyed.requests).toHaveLength(2);
     const once = scriptedFetch(hang, json(200, { name: 'x' }));
-    await expect(client(once.fetch, { timeoutMs: 20 }).api.plants.create({ id: 1, name: 'x' })).rejects.toBeInstanceOf(
-      PlantStoreTimeoutError,
-    );
+    await expect(
+      client(once.fetch, { timeoutMs: 20 }).api.plants.create({ id: 1, name: 'x' }, { idempotencyKey: null }),
+    ).rejects.toBeInstanceOf(PlantStoreTimeoutError);
     expect(once.requests).toHaveLength(1);
     const optIn = scriptedFetch(hang, json(200, { name: 'x' }));
     const { api } = client(optIn.fetch, { timeoutMs: 20, retry: { retryCreateOnNetworkError: true } });
-    expect(await api.plants.create({ id: 1, name: 'x' })).toEqual({ name: 'x' });
+    expect(await api.plants.create({ id: 1, name: 'x' }, { idempotencyKey: null })).toEqual({ name: 'x' });
     expect(optIn.requests).toHaveLength(2);
   });
 

@@ -54,7 +54,7 @@ export interface KeptAnswer {
 
 export interface IdempotencyRepository {
   /**
-   * Keeps `answer` (a 400) for the key unless the key already holds an answer; returns the answer kept before, if any.
+   * Keeps `answer` for the key unless the key already holds a live answer; returns the answer kept before, if any.
    */
   remember(owner: string, key: string, answer: KeptAnswer, now: number): Promise<KeptAnswer | undefined>;
   /**
