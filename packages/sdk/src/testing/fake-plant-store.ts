@@ -1,6 +1,6 @@
 // An in-memory Plant Store behind a `fetch`: the contract's three operations with the service's validation rules and
-// messages, bearer tokens with scopes, ownership by subject, paging with Link, exact int64 ids, and 429 or 5xx on
-// demand. Only web-platform globals (Request, Response, URL, crypto.getRandomValues): it runs in browsers too.
+// messages, bearer tokens with scopes, ownership by subject, paging with Link, exact int64 ids, Idempotency-Key on
+// creates and ETag/If-None-Match on lists with the service's semantics, and 429 or 5xx on demand. Only web-platform globals (Request, Response, URL, crypto.getRandomValues): it runs in browsers too.
 import { JsonBodyError, type Plant, parseJsonExact } from '@plant-store/contract';
 import {
   type ErrorDetail,
@@ -65,6 +65,8 @@ export interface FakePlantStore {
 }
 
 const BODY_LIMIT = 16_384;
+const IDEMPOTENCY_KEY = /^[!-~]{1,255}$/;
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 const REALM = 'realm="plant-store"';
@@ -101,6 +103,13 @@ function randomText(bytes: number): string {
   const values = new Uint8Array(bytes);
   globalThis.crypto.getRandomValues(values);
   return Array.from(values, (value) => value.toString(16).padStart(2, '0')).join('');
+}
+
+/** FNV-1a of `text`, in hex: tells queries and subjects apart in an ETag. */
+function hash(text: string): string {
+  let value = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) value = Math.imul(value ^ text.charCodeAt(i), 0x01000193);
+  return (value >>> 0).toString(16);
 }
 
 function base64Url(text: string): string {
@@ -151,6 +160,10 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
   const failures: FakeFailure[] = [];
   const windows = new Map<string, { start: number; count: number }>();
   const requests: Array<{ method: string; url: string; status: number }> = [];
+  // Per subject: a version moved by every create and delete (the ETag's), and the answers kept for Idempotency-Keys.
+  const versions = new Map<string, number>();
+  const kept = new Map<string, { fingerprint: string; status: number; body: string; at: number }>();
+  const touch = (subject: string) => versions.set(subject, (versions.get(subject) ?? 0) + 1);
 
   const plantsFor = (subject: string) => {
     const owned = plants.get(subject) ?? new Map<bigint, ValidPlant>();
@@ -251,22 +264,52 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     rateLimit(subject);
     const owned = plantsFor(subject);
     if (request.method === 'POST') {
+      const key = request.headers.get('idempotency-key');
+      if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
+        throw new Refusal(400, 'header "idempotency-key" must be 1 to 255 visible ASCII characters, without spaces');
+      }
       const checked = validateNewPlant(await readBody(request));
       if ('message' in checked) throw invalid(checked);
-      if (owned.has(checked.plant.id)) {
-        throw new Refusal(
-          409,
-          `a plant with id ${checked.plant.id} already exists; choose another id or delete that plant first`,
-        );
+      const create = () => {
+        if (owned.has(checked.plant.id)) {
+          throw new Refusal(
+            409,
+            `a plant with id ${checked.plant.id} already exists; choose another id or delete that plant first`,
+          );
+        }
+        owned.set(checked.plant.id, checked.plant);
+        touch(subject);
+        return { status: 200, body: JSON.stringify(stored(checked.plant)) };
+      };
+      if (key === null) return create();
+      const id = `${subject}\u0000${key}`;
+      const fingerprint = JSON.stringify([String(checked.plant.id), checked.plant.name, checked.plant.tag ?? null]);
+      const previous = kept.get(id);
+      if (previous && now() - previous.at < IDEMPOTENCY_TTL_MS) {
+        if (previous.fingerprint !== fingerprint) {
+          throw new Refusal(
+            422,
+            'this Idempotency-Key was already used for a request with another body; send a new key for a new request',
+          );
+        }
+        return { status: previous.status, body: previous.body, headers: { 'idempotent-replayed': 'true' } };
       }
-      owned.set(checked.plant.id, checked.plant);
-      return { status: 200, body: JSON.stringify(stored(checked.plant)) };
+      let answer: { status: number; body: string };
+      try {
+        answer = create();
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error;
+        answer = { status: 409, body: JSON.stringify({ error: 409, message: error.message }) };
+      }
+      kept.set(id, { fingerprint, ...answer, at: now() });
+      return answer;
     }
     if (request.method === 'DELETE') {
       const checked = validatePathId(decodeURIComponent(path.slice('/plants/'.length)));
       if ('message' in checked) throw invalid(checked);
       if (!owned.delete(checked.id))
         throw new Refusal(404, `no plant with id ${checked.id} exists for this token's owner`);
+      touch(subject);
       return { status: 204 };
     }
     const query = validateListQuery(url.searchParams);
@@ -279,6 +322,14 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
       ids.length > query.limit && last !== undefined
         ? { link: `<${path}?limit=${query.limit}&cursor=${encodeCursor(last)}>; rel="next"` }
         : {};
+    // A weak ETag from the subject's version and the query; If-None-Match naming it (or *) is a 304 without a body.
+    headers.etag = `W/"${versions.get(subject) ?? 0}-${hash(`${subject}|${query.limit}|${after ?? ''}`)}"`;
+    const opaque = headers.etag.slice(2);
+    const match = request.headers
+      .get('if-none-match')
+      ?.split(',')
+      .some((tag) => ['*', opaque].includes(tag.trim().replace(/^W\//, '')));
+    if (match) return { status: 304, headers };
     return { status: 200, body: JSON.stringify(page.map((id) => stored(owned.get(id) as ValidPlant))), headers };
   }
 
@@ -331,6 +382,7 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
         if ('message' in checked) throw new TypeError(`seed: ${checked.message}`);
         owned.set(checked.plant.id, checked.plant);
       }
+      touch(subject);
     },
     plantsOf(subject) {
       return [...plantsFor(subject).values()].sort((a, b) => (a.id < b.id ? -1 : 1)).map((plant) => ({ ...plant }));
@@ -344,6 +396,8 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
       failures.length = 0;
       windows.clear();
       requests.length = 0;
+      versions.clear();
+      kept.clear();
     },
   };
 }

@@ -107,3 +107,66 @@ describe('createFakePlantStore', () => {
     ).rejects.toThrow();
   });
 });
+
+describe('createFakePlantStore: Idempotency-Key and ETag, as the service has them', () => {
+  it('replays a keyed create whose answer was lost, so the SDK resolves with the Plant and it is stored once', async () => {
+    const fake = createFakePlantStore();
+    let calls = 0;
+    // The first answer is lost after the fake stored the plant, as a proxy dropping the connection would lose it.
+    const lossy = async (request: Request) => {
+      const answer = await fake.fetch(request.clone());
+      if (++calls === 1) throw new TypeError('socket hang up');
+      return answer;
+    };
+    const api = createPlantStoreClient({
+      baseUrl,
+      token: fake.createToken({ subject: 'a' }),
+      fetch: lossy,
+      sleep: async () => {},
+    });
+    expect(await api.plants.create({ id: 1, name: 'Fern' })).toEqual({ name: 'Fern' });
+    expect(fake.plantsOf('a')).toEqual([{ id: 1n, name: 'Fern' }]);
+    expect(fake.requests.map((request) => request.status)).toEqual([200, 200]);
+  });
+
+  it('answers a key reused with another body with 422, a replay with Idempotent-Replayed, a bad key with 400', async () => {
+    const fake = createFakePlantStore();
+    const token = fake.createToken({ subject: 'a' });
+    const post = (body: unknown, key: string) =>
+      fake.fetch(`${baseUrl}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(body),
+      });
+    expect((await post({ id: 1, name: 'a' }, 'k')).status).toBe(200);
+    const replay = await post({ id: 1, name: 'a' }, 'k');
+    expect([replay.status, replay.headers.get('idempotent-replayed'), await replay.json()]).toEqual([
+      200,
+      'true',
+      { name: 'a' },
+    ]);
+    const other = await post({ id: 2, name: 'b' }, 'k');
+    expect([other.status, (await other.json()).error]).toEqual([422, 422]);
+    expect((await post({ id: 1, name: 'a' }, 'k2')).status).toBe(409);
+    const conflict = await post({ id: 1, name: 'a' }, 'k2');
+    expect([conflict.status, conflict.headers.get('idempotent-replayed')]).toEqual([409, 'true']);
+    expect((await post({ id: 3, name: 'c' }, 'two words')).status).toBe(400);
+    expect(fake.plantsOf('a')).toHaveLength(1);
+  });
+
+  it('answers If-None-Match with 304 until a create or delete, and the SDK turns it into the kept page', async () => {
+    const fake = createFakePlantStore();
+    const token = fake.createToken({ subject: 'a' });
+    const api = createPlantStoreClient({ baseUrl, token, fetch: fake.fetch });
+    await api.plants.create({ id: 1, name: 'a' });
+    expect(await api.plants.list()).toEqual([{ name: 'a' }]);
+    expect(await api.plants.list()).toEqual([{ name: 'a' }]);
+    await api.plants.create({ id: 2, name: 'b' });
+    expect(await api.plants.list()).toEqual([{ name: 'a' }, { name: 'b' }]);
+    await api.plants.delete(1);
+    expect(await api.plants.list()).toEqual([{ name: 'b' }]);
+    expect(fake.requests.filter((request) => request.method === 'GET').map((request) => request.status)).toEqual([
+      200, 304, 200, 200,
+    ]);
+  });
+});
