@@ -86,6 +86,16 @@ export function parse(args: string[], options: NonNullable<ParseArgsConfig['opti
   }
 }
 
+/** Prints a tab-separated table with its header, or `empty` alone when there are no rows; returns exit code 0. */
+export function printTable(io: Io, header: string[], rows: unknown[][], empty: string): number {
+  if (rows.length === 0) {
+    io.stdout(empty);
+    return 0;
+  }
+  for (const row of [header, ...rows]) io.stdout(row.join('\t'));
+  return 0;
+}
+
 /** Runs `check`, turning what it throws (a bad subject, scope or duration) into a usage error. */
 export function asUsage<T>(check: () => T): T {
   try {

@@ -1,7 +1,7 @@
 // `plant-store token create|list|revoke`: bearer tokens for the API (auth/tokens.ts keeps only their hashes).
 import { assertValidSubject, issueToken, parseDuration, parseScopes } from '../auth/tokens.js';
 import type { Config } from '../config.js';
-import { asUsage, type Command, type Io, parse, UsageError, withStore } from './command.js';
+import { asUsage, type Command, type Io, parse, printTable, UsageError, withStore } from './command.js';
 
 async function create(args: string[], config: Config, io: Io): Promise<number> {
   const { values } = parse(args, {
@@ -38,24 +38,15 @@ async function create(args: string[], config: Config, io: Io): Promise<number> {
 async function list(args: string[], config: Config, io: Io): Promise<number> {
   parse(args, {});
   const tokens = await withStore(config, (store) => store.tokens.list());
-  if (tokens.length === 0) {
-    io.stdout('no tokens');
-    return 0;
-  }
-  io.stdout(['ID', 'SUBJECT', 'SCOPES', 'CREATED', 'EXPIRES', 'REVOKED'].join('\t'));
-  for (const token of tokens) {
-    io.stdout(
-      [
-        token.id,
-        token.subject,
-        token.scopes.join(','),
-        token.createdAt.toISOString(),
-        token.expiresAt?.toISOString() ?? '-',
-        token.revokedAt?.toISOString() ?? '-',
-      ].join('\t'),
-    );
-  }
-  return 0;
+  const rows = tokens.map((token) => [
+    token.id,
+    token.subject,
+    token.scopes.join(','),
+    token.createdAt.toISOString(),
+    token.expiresAt?.toISOString() ?? '-',
+    token.revokedAt?.toISOString() ?? '-',
+  ]);
+  return printTable(io, ['ID', 'SUBJECT', 'SCOPES', 'CREATED', 'EXPIRES', 'REVOKED'], rows, 'no tokens');
 }
 
 async function revoke(args: string[], config: Config, io: Io): Promise<number> {

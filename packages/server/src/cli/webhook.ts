@@ -2,7 +2,7 @@
 import { parseDuration } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import { addSubscription, rotateSecret } from '../webhooks/subscriptions.js';
-import { asUsage, type Command, type Io, parse, UsageError, withStore } from './command.js';
+import { asUsage, type Command, type Io, parse, printTable, UsageError, withStore } from './command.js';
 
 const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
 
@@ -33,17 +33,15 @@ async function add(args: string[], config: Config, io: Io): Promise<number> {
 async function list(args: string[], config: Config, io: Io): Promise<number> {
   parse(args, {});
   const subscriptions = await withStore(config, (store) => store.webhooks.listSubscriptions());
-  if (subscriptions.length === 0) {
-    io.stdout('no webhooks');
-    return 0;
-  }
-  io.stdout(['ID', 'URL', 'SUBJECT', 'STATE', 'CREATED', 'OLD SECRET UNTIL'].join('\t'));
-  for (const sub of subscriptions) {
-    const state = sub.enabled ? 'enabled' : `disabled (${sub.disabledReason ?? 'unknown reason'})`;
-    const until = sub.previousSecretUntil?.toISOString() ?? '-';
-    io.stdout([sub.id, sub.url, sub.subject ?? '*', state, sub.createdAt.toISOString(), until].join('\t'));
-  }
-  return 0;
+  const rows = subscriptions.map((sub) => [
+    sub.id,
+    sub.url,
+    sub.subject ?? '*',
+    sub.enabled ? 'enabled' : `disabled (${sub.disabledReason ?? 'unknown reason'})`,
+    sub.createdAt.toISOString(),
+    sub.previousSecretUntil?.toISOString() ?? '-',
+  ]);
+  return printTable(io, ['ID', 'URL', 'SUBJECT', 'STATE', 'CREATED', 'OLD SECRET UNTIL'], rows, 'no webhooks');
 }
 
 async function remove(args: string[], config: Config, io: Io): Promise<number> {
@@ -81,17 +79,18 @@ async function deliveries(args: string[], config: Config, io: Io): Promise<numbe
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit must be from 1 to 10000');
   const failedOnly = values.failed === true;
   const found = await withStore(config, (store) => store.webhooks.listDeliveries({ failedOnly, limit }));
-  if (found.length === 0) {
-    io.stdout(failedOnly ? 'no failed deliveries' : 'no deliveries');
-    return 0;
-  }
-  io.stdout(['ID', 'WEBHOOK', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST ANSWER', 'CREATED', 'NEXT / FINISHED'].join('\t'));
-  for (const d of found) {
-    const answer = d.lastError ?? (d.lastStatus === null ? '-' : `HTTP ${d.lastStatus}`);
-    const when = d.status === 'pending' ? time(d.nextAttemptAt) : time(d.finishedAt);
-    io.stdout([d.id, d.subscriptionId, d.eventId, d.status, d.attempts, answer, time(d.createdAt), when].join('\t'));
-  }
-  return 0;
+  const rows = found.map((d) => [
+    d.id,
+    d.subscriptionId,
+    d.eventId,
+    d.status,
+    d.attempts,
+    d.lastError ?? (d.lastStatus === null ? '-' : `HTTP ${d.lastStatus}`),
+    time(d.createdAt),
+    d.status === 'pending' ? time(d.nextAttemptAt) : time(d.finishedAt),
+  ]);
+  const header = ['ID', 'WEBHOOK', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST ANSWER', 'CREATED', 'NEXT / FINISHED'];
+  return printTable(io, header, rows, failedOnly ? 'no failed deliveries' : 'no deliveries');
 }
 
 async function replay(args: string[], config: Config, io: Io): Promise<number> {
