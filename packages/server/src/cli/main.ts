@@ -2,7 +2,7 @@
 // per command; this dispatcher picks the module. bin/plant-store.js calls main(). Bad arguments and bad
 // configuration exit with code 2 and a message that says what to fix.
 import { ConfigError, loadConfig } from '../config.js';
-import { LostDatabaseError } from '../store/sqlite-file-guard.js';
+import { LostDatabaseError } from '../store/sqlite/file-guard.js';
 import { type Command, formatUsage, type Io, processIo, UsageError } from './command.js';
 import { migrateCommand } from './migrate.js';
 import { serveCommand } from './serve.js';

@@ -1,5 +1,5 @@
 // `plant-store migrate`: applies pending migrations; the one command that creates a database on purpose, even where
-// one was lost (store/sqlite-file-guard.ts).
+// one was lost (store/sqlite/file-guard.ts).
 import { existsSync } from 'node:fs';
 import { sqliteFileOf } from '../store/open-store.js';
 import { type Command, parse, withStore } from './command.js';

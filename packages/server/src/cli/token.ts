@@ -1,5 +1,6 @@
 // `plant-store token create|list|revoke`: bearer tokens for the API (auth/tokens.ts keeps only their hashes).
-import { assertValidSubject, issueToken, parseDuration, parseScopes } from '../auth/tokens.js';
+import { assertValidSubject } from '../auth/principal.js';
+import { issueToken, parseDuration, parseScopes } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import { asUsage, type Command, type Io, parse, printTable, UsageError, withStore } from './command.js';
 
