@@ -100,10 +100,14 @@ export async function wrk(options: {
   seconds: number;
   connections: number;
   serverPid: number;
+  /** Extra request headers of the `get` scenario, e.g. `If-None-Match: W/"..."`. */
+  headers?: string[];
 }): Promise<WrkResult> {
   const args = ['-c', '1', 'wrk', '-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--latency'];
   if (options.scenario === 'get') {
-    args.push('-H', `Authorization: Bearer ${options.token}`, `${options.url}/plants?limit=100`);
+    args.push('-H', `Authorization: Bearer ${options.token}`);
+    for (const header of options.headers ?? []) args.push('-H', header);
+    args.push(`${options.url}/plants?limit=100`);
   } else {
     const script = join(tmpdir(), `plant-store-bench-${options.scenario}.lua`);
     const lua = { create: CREATE, delete: DELETE, mixed: MIXED }[options.scenario];
