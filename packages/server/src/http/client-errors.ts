@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors.js';
+import { ApiError } from '@plant-store/contract';
 import { errorBodyText } from './error-handler.js';
 import { bodyStillArriving, failBody, lingeringClose } from './request-bodies.js';
 

@@ -9,7 +9,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors.js';
+import { ApiError } from '@plant-store/contract';
 import { errorBodyText } from './error-handler.js';
 
 /** Longest a closing connection keeps reading and discarding what its client still sends (nginx: 30 s). */
