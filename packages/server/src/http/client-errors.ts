@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import { ApiError } from '@plant-store/contract';
+import type { FastifyInstance } from 'fastify';
 import { errorBodyText } from './error-handler.js';
 import { bodyStillArriving, failBody, lingeringClose } from './request-bodies.js';
 

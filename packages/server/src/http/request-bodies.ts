@@ -8,8 +8,8 @@
 //   socket first shuts down its sending side, then reads and discards for at most LINGER_MS and LINGER_BYTES.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import { ApiError } from '@plant-store/contract';
+import type { FastifyInstance } from 'fastify';
 import { errorBodyText } from './error-handler.js';
 
 /** Longest a closing connection keeps reading and discarding what its client still sends (nginx: 30 s). */
