@@ -158,7 +158,38 @@ export function openPostgresStore({
   };
 
   // Creates group-committed with their webhook events (outbox-postgres.ts): one statement, one commit per batch.
-  const outbox = createPostgresOutbox(query);
+  const outbox = createPostgresOutbox(query, async (work) => {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw new StoreUnavailableError('the PostgreSQL database is unreachable', { cause: error });
+    }
+    const run = async <Row extends pg.QueryResultRow>(text: string, values: unknown[] = [], name?: string) => {
+      try {
+        return await client.query<Row>(name ? { name, text, values } : { text, values });
+      } catch (error) {
+        if (isUnavailable(error))
+          throw new StoreUnavailableError('the PostgreSQL database is unreachable', { cause: error });
+        throw error;
+      }
+    };
+    let broken = false;
+    try {
+      await run('BEGIN');
+      const result = await work(run);
+      await run('COMMIT');
+      return result;
+    } catch (error) {
+      broken = await run('ROLLBACK').then(
+        () => false,
+        () => true,
+      );
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  });
   const creates = new CreateBatch((rows) => outbox.createBatchWithEvents(rows, channel, notifyPrefix(origin)));
 
   return {
