@@ -28,6 +28,7 @@ Commands:
                                    secret is printed once, alone on the last line
   webhook list                     list subscriptions (never their secrets)
   webhook remove ID                remove a subscription and its deliveries
+  webhook enable ID                enable a subscription again (after a 410 Gone disabled it)
   webhook rotate-secret ID [--overlap 24h]
                                    new secret (printed once, last line); the old one also signs during the overlap
   webhook deliveries [--failed] [--limit N]
@@ -196,7 +197,8 @@ async function webhookCommand(args: string[], config: Config, io: Io): Promise<n
     }
     io.stdout(['ID', 'URL', 'SUBJECT', 'STATE', 'CREATED', 'OLD SECRET UNTIL'].join('\t'));
     for (const sub of subscriptions) {
-      const state = sub.enabled ? 'enabled' : `disabled (${sub.disabledReason ?? 'unknown reason'})`;
+      const circuit = sub.circuitOpenUntil ? ` (circuit open until ${sub.circuitOpenUntil.toISOString()})` : '';
+      const state = sub.enabled ? `enabled${circuit}` : `disabled (${sub.disabledReason ?? 'unknown reason'})`;
       const until = sub.previousSecretUntil?.toISOString() ?? '-';
       io.stdout([sub.id, sub.url, sub.subject ?? '*', state, sub.createdAt.toISOString(), until].join('\t'));
     }
@@ -209,6 +211,15 @@ async function webhookCommand(args: string[], config: Config, io: Io): Promise<n
       return 1;
     }
     io.stdout(`Removed webhook ${id} and its deliveries.`);
+    return 0;
+  }
+  if (action === 'enable') {
+    const id = onePositional('the webhook id (see `plant-store webhook list`)');
+    if (!(await withStore(config, (store) => store.webhooks.enableSubscription(id)))) {
+      io.stderr(`plant-store: no webhook has the id "${id}" (see \`plant-store webhook list\`)`);
+      return 1;
+    }
+    io.stdout(`Enabled webhook ${id}: new plants are sent to it again (replay failed deliveries to resend them).`);
     return 0;
   }
   if (action === 'rotate-secret') {
@@ -271,7 +282,7 @@ async function webhookCommand(args: string[], config: Config, io: Io): Promise<n
   throw new UsageError(
     action
       ? `unknown webhook command "${action}"`
-      : 'webhook needs a command: add, list, remove, rotate-secret, deliveries or replay',
+      : 'webhook needs a command: add, list, remove, enable, rotate-secret, deliveries or replay',
   );
 }
 
