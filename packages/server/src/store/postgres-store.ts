@@ -10,6 +10,7 @@ import { createPostgresOutbox } from './outbox-postgres.js';
 import { PageCache } from './page-cache.js';
 import { ChangeFeed, channelFor, encodeChange, notifyPrefix } from './postgres-change-feed.js';
 import { CreateBatch } from './postgres-create-batch.js';
+import { quoteIdent } from './postgres-identifier.js';
 import { postgresMigrations } from './postgres-migrations.js';
 import type { PlantPage, Store, TokenRecord } from './store.js';
 import { type TokenRow, toTokenRecord } from './token-row.js';
@@ -77,10 +78,6 @@ function isUnavailable(error: unknown): boolean {
   );
 }
 
-function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
 export function openPostgresStore({
   url,
   poolSize,
@@ -101,7 +98,7 @@ export function openPostgresStore({
     statement_timeout: timeoutMs,
     lock_timeout: timeoutMs,
     query_timeout: timeoutMs + 500,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    ...(schema ? { options: `-c search_path=${quoteIdent(schema)}` } : {}),
   });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});

@@ -153,7 +153,7 @@ describe('plant-store webhook', () => {
     const row = async () =>
       (await local('webhook', 'list')).stdout.split('\n').find((line) => line.startsWith(`${id}\t`));
     await waitFor('disabled by the 410', async () =>
-      (await row())?.includes('disabled (the receiver answered 410 Gone)'),
+      Boolean((await row())?.includes('disabled (the receiver answered 410 Gone)')),
     );
 
     expect(await local('webhook', 'enable', 'wh_unknown')).toMatchObject({
