@@ -242,7 +242,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 600_000),
       concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1000),
-      perSubscription: integer(env, 'WEBHOOK_SUBSCRIPTION_CONCURRENCY', 4, 1, 1000),
+      perSubscription: integer(env, 'WEBHOOK_PER_SUBSCRIPTION', 4, 1, 1000),
       circuitFailures: integer(env, 'WEBHOOK_CIRCUIT_FAILURES', 5, 1, 1000),
       circuitOpenMs: integer(env, 'WEBHOOK_CIRCUIT_OPEN_MS', 30_000, 100, 3_600_000),
       pollMs: integer(env, 'WEBHOOK_POLL_MS', 250, 10, 500),

@@ -65,7 +65,7 @@ export function watchWebhooks(registry: Registry, webhooks: WebhookRepository): 
   );
   queueGauge(
     'plant_store_webhook_leased',
-    'Webhook deliveries of the subscription leased by a worker of any instance now (WEBHOOK_SUBSCRIPTION_CONCURRENCY bounds it)',
+    'Webhook deliveries of the subscription leased by a worker of any instance now (WEBHOOK_PER_SUBSCRIPTION bounds it)',
     (queue) => queue.leased,
   );
   queueGauge(

@@ -2,13 +2,13 @@
 // survives a crash or power cut; ids are 64-bit integers bound and read as bigint, never rounded.
 // Writes are group-committed; pages and token lookups are cached until the database changes (data_version
 // catches commits by other processes sharing the file, e.g. `serve --workers`).
-import { mkdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { PageCache } from '../page-cache.js';
 import type { PlantPage, Store, TokenRecord } from '../store.js';
 import { type TokenRow, toTokenRecord } from '../token-row.js';
 import { checkBeforeOpen, watchFile } from './file-guard.js';
+import { prepareDatabaseFile } from './file-mode.js';
 import { asStoreError, createGroupCommit } from './group-commit.js';
 import { sqliteMigrations } from './migrations.js';
 import { createSqliteOutbox } from './outbox.js';
@@ -34,7 +34,7 @@ const BUSY_TIMEOUT_MS = 1000;
 
 /** A connection to `path` (its directory created if needed) with the settings every store connection runs on. */
 export function openSqliteDatabase(path: string): Database.Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') prepareDatabaseFile(path);
   const db = new Database(path);
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');

@@ -84,7 +84,7 @@ describe('several instances on one database', () => {
       DATABASE_URL: database.url,
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_TIMEOUT_MS: '6000',
-      WEBHOOK_SUBSCRIPTION_CONCURRENCY: '4',
+      WEBHOOK_PER_SUBSCRIPTION: '4',
       RATE_LIMIT_MAX: '0',
     };
     const instances = await Promise.all([startServerProcess(env), startServerProcess(env)]);

@@ -22,7 +22,7 @@ describe('a hanging receiver beside a healthy one', () => {
       env: {
         WEBHOOK_ALLOW_PRIVATE: 'true',
         WEBHOOK_TIMEOUT_MS: '4000',
-        WEBHOOK_SUBSCRIPTION_CONCURRENCY: '4',
+        WEBHOOK_PER_SUBSCRIPTION: '4',
         WEBHOOK_CIRCUIT_FAILURES: '4',
         RATE_LIMIT_MAX: '0',
       },
@@ -65,7 +65,7 @@ describe('a hanging receiver beside a healthy one', () => {
         WEBHOOK_ALLOW_PRIVATE: 'true',
         WEBHOOK_TIMEOUT_MS: '300',
         WEBHOOK_RETRY_FIRST_MS: '100',
-        WEBHOOK_SUBSCRIPTION_CONCURRENCY: '2',
+        WEBHOOK_PER_SUBSCRIPTION: '2',
         WEBHOOK_CIRCUIT_FAILURES: '2',
         WEBHOOK_CIRCUIT_OPEN_MS: '1500',
         WEBHOOK_POLL_MS: '50',
