@@ -1,5 +1,5 @@
-// Verification of identity-provider JWT bearer tokens with jose: keys from a JWKS URL (cached and bounded, see jwks.ts;
-// refetched on an unknown key id), a PEM public key, or a shared secret; issuer, audience, exp and nbf checked with a small tolerance.
+// Verification of identity-provider JWT bearer tokens with jose: keys from a JWKS URL (cached and bounded, see
+// jwks.ts), a PEM public key, or a shared secret; issuer, audience, exp and nbf checked with a small tolerance.
 
 import { SCOPES, type Scope } from '@plant-store/contract';
 import { errors, importSPKI, type JWTVerifyGetKey, jwtVerify } from 'jose';
