@@ -64,6 +64,19 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
   },
   {
     version: 3,
+    description: 'webhook queues per subscription: leases counted per subscription, and a circuit breaker',
+    sql: `
+      ALTER TABLE webhook_subscriptions ADD COLUMN failure_streak INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhook_subscriptions ADD COLUMN circuit_open_until INTEGER;
+      ALTER TABLE webhook_subscriptions ADD COLUMN circuit_opens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhook_deliveries ADD COLUMN leased_until INTEGER;
+      CREATE INDEX webhook_deliveries_queue ON webhook_deliveries (subscription_id, next_attempt_at)
+        WHERE status = 'pending';
+      CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (subscription_id, leased_until)
+        WHERE status = 'pending' AND leased_until IS NOT NULL;`,
+  },
+  {
+    version: 4,
     description: 'per-principal data versions (ETag) and the answers kept for Idempotency-Keys (times in ms)',
     sql: `
       CREATE TABLE owner_versions (
