@@ -14,8 +14,10 @@ import { describe, expect, it } from 'vitest';
 import { generateFacts, operationFacts } from '../../gen-facts.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the parsed YAML is edited by known paths below.
-const tightened = (): any => {
-  const document = structuredClone(readOpenApiDocument().document) as any;
+type Yaml = any;
+
+const tightened = (): Yaml => {
+  const document: Yaml = structuredClone(readOpenApiDocument().document);
   document.components.schemas.Plant.properties.name.maxLength = 150;
   document.paths['/plants'].get.parameters[0].schema.maximum = 500;
   document['x-body-limit-bytes'] = 8192;

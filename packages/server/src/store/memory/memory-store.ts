@@ -27,8 +27,8 @@ export const MEMORY_URL = 'memory:';
 function plantsOf(): PlantRepository & { owners: Map<string, Map<bigint, StoredPlant>> } {
   const owners = new Map<string, Map<bigint, StoredPlant>>();
   const owned = (owner: string) => {
-    let plants = owners.get(owner);
-    if (!plants) owners.set(owner, (plants = new Map()));
+    const plants = owners.get(owner) ?? new Map<bigint, StoredPlant>();
+    owners.set(owner, plants);
     return plants;
   };
   return {
