@@ -33,6 +33,9 @@ Commands:
   webhook deliveries [--failed] [--limit N]
                                    the newest deliveries (default 50), or only the failed ones
   webhook replay DELIVERY_ID       send a delivery's event again (same webhook-id)
+  conformance --base-url URL --token T [...]
+                                   check a running deployment against openapi.yaml (no configuration or
+                                   database needed; see \`plant-store conformance --help\`)
 
 Configuration comes from the environment (PORT, HOST, DATABASE_URL, ...): see the README.`;
 
@@ -298,6 +301,8 @@ async function serve(args: string[], config: Config): Promise<number> {
 /** Runs the command line `argv` (without node and the script); resolves to the exit code, or -1 while serving. */
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const [command = 'serve', ...args] = argv;
+  // Needs only a URL and tokens: no configuration is loaded, no database opened.
+  if (command === 'conformance') return (await import('./conformance/command.js')).conformanceCommand(args, io);
   try {
     if (['help', '--help', '-h'].includes(command) || args.includes('--help') || args.includes('-h')) {
       io.stdout(USAGE);
