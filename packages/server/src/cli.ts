@@ -3,13 +3,14 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { assertValidSubject, issueToken, parseDuration, parseScopes } from './auth/tokens.js';
+import { assertValidSubject } from './auth/principal.js';
+import { issueToken, parseDuration, parseScopes } from './auth/tokens.js';
 import { isWorker, superviseWorkers } from './cluster.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { serveClusterMetrics } from './observability/start-observability.js';
 import { runServer } from './server.js';
 import { openStore, sqliteFileOf } from './store/open-store.js';
-import { LostDatabaseError } from './store/sqlite-file-guard.js';
+import { LostDatabaseError } from './store/sqlite/file-guard.js';
 import type { Store } from './store/store.js';
 import { addSubscription, rotateSecret } from './webhooks/subscriptions.js';
 
@@ -312,7 +313,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     if (command === 'serve') return await serve(args, config);
     if (command === 'migrate') {
       parse(args, {});
-      // The one command that creates a database on purpose, even where one was lost (sqlite-file-guard.ts).
+      // The one command that creates a database on purpose, even where one was lost (store/sqlite/file-guard.ts).
       const file = sqliteFileOf(config.databaseUrl);
       if (file && !existsSync(file)) io.stderr(`Creating a new, empty database at ${file}.`);
       await withStore(

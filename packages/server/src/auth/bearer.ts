@@ -2,8 +2,8 @@
 // validated, so an unauthenticated caller learns nothing about the body rules.
 
 import type { Scope } from '@plant-store/contract';
+import { ApiError } from '@plant-store/contract';
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { ApiError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { type JwtVerifier, looksLikeJwt } from './jwt.js';
 import type { Principal } from './principal.js';

@@ -1,6 +1,7 @@
 // getPlants: one page of the caller's plants in ascending id order, with a Link to the next page when more follow.
-import { decodeCursor, nextPageLink } from '../paging.js';
+
 import type { Handler } from './handler.js';
+import { decodeCursor, nextPageLink } from './paging.js';
 
 export const getPlants: Handler<'getPlants'> = async ({ principal, query, path }, { store }) => {
   // Validation has applied the contract's default (openapi.yaml, parameter `limit`), so limit is always set here.

@@ -1,7 +1,7 @@
 // Picks the store a DATABASE_URL names: sqlite:<path>, sqlite::memory: or postgres://. The one place that switches.
 import { resolve } from 'node:path';
-import { openPostgresStore } from './postgres-store.js';
-import { openSqliteStore } from './sqlite-store.js';
+import { openPostgresStore } from './postgres/postgres-store.js';
+import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
 export interface OpenOptions {
@@ -15,7 +15,7 @@ export interface OpenOptions {
   pageCacheBytes?: number;
   /** SQLite: hears the size of each group-commit batch (metrics). */
   onGroupCommit?: (size: number) => void;
-  /** SQLite: create a new database where one was lost (only `plant-store migrate` does; see sqlite-file-guard.ts). */
+  /** SQLite: create a new database where one was lost (only `plant-store migrate` does; see sqlite/file-guard.ts). */
   recreateLost?: boolean;
 }
 
@@ -29,7 +29,7 @@ export async function openStore(databaseUrl: string, options: OpenOptions = {}):
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     return openPostgresStore({
       url: databaseUrl,
-      poolSize: options.poolSize ?? 10,
+      ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
     });
