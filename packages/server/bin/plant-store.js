@@ -12,7 +12,7 @@ if (major < 22) {
   process.exit(2);
 }
 
-const cli = new URL('../dist/cli.js', import.meta.url);
+const cli = new URL('../dist/cli/main.js', import.meta.url);
 if (!existsSync(cli)) {
   console.error('plant-store: the server is not built yet; run `pnpm build` at the repository root first');
   process.exit(2);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { authenticateToken } from '../../../src/auth/tokens.js';
-import { main } from '../../../src/cli.js';
+import { main } from '../../../src/cli/main.js';
 import { openStore } from '../../../src/store/open-store.js';
 import { BIN } from '../../support/process.js';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli.js';
+import { main } from '../../../src/cli/main.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-cli-hardening-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

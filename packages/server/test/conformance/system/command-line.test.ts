@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestServer, type TestServer, waitFor } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main.js';
 import { rateLimitsNow, startProxy } from '../../support/broken-deployments.js';
 import { conformance, tally } from '../../support/conformance-run.js';
 import { BIN } from '../../support/process.js';
@@ -54,6 +55,10 @@ describe('plant-store conformance on the command line', () => {
       code: 2,
       output: expect.stringContaining('--base-url must be http:// or https://'),
     });
+    const lines: string[] = [];
+    const io = { stdout: (line: string) => lines.push(line), stderr: (line: string) => lines.push(line), env: {} };
+    expect(await main(['--help'], io)).toBe(0);
+    expect(lines.join('\n')).toContain('conformance --base-url URL --token T [...]');
     const help = await conformance(['--help']);
     expect(help).toMatchObject({
       code: 0,

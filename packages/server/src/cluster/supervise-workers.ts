@@ -1,5 +1,5 @@
-// `serve --workers N`: the primary migrates once, forks N server processes that share the port, replaces any that
-// die, and passes SIGTERM and SIGINT on to them; it exits once every worker has.
+// `serve --workers N` (cli/serve.ts): the primary migrates once, forks N server processes that share the port,
+// replaces any that die, and passes SIGTERM and SIGINT on to them; it exits once every worker has.
 import cluster from 'node:cluster';
 
 /** True in a process that `superviseWorkers` forked. */
