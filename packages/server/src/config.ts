@@ -125,11 +125,11 @@ function boolean(env: Record<string, string | undefined>, name: string, fallback
 
 function databaseUrl(raw: string | undefined): string {
   const value = raw?.trim() || DEFAULT_DATABASE_URL;
-  if (value === 'sqlite::memory:') return value;
+  if (value === 'sqlite::memory:' || value === 'memory:') return value;
   if (/^sqlite:.+/.test(value)) return value;
   if (/^postgres(ql)?:\/\/.+/.test(value)) return value;
   throw new ConfigError(
-    `DATABASE_URL must be sqlite:<file path>, sqlite::memory: or postgres://user@host:port/database, got "${value}"`,
+    `DATABASE_URL must be sqlite:<file path>, sqlite::memory:, postgres://user@host:port/database or memory:, got "${value}"`,
   );
 }
 

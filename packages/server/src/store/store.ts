@@ -248,8 +248,9 @@ export interface PoolStats {
 }
 
 export interface Store {
-  /** Which engine backs this store ('sqlite' or 'postgres'), for readiness and tests. */
-  readonly kind: 'sqlite' | 'postgres';
+  /** Which engine backs this store ('sqlite', 'postgres', 'memory': its name in store/open-store.ts), for readiness,
+   * metrics and tests. */
+  readonly kind: string;
   /** The page cache's counters, where the store has one. */
   cacheStats?(): CacheStats;
   /** The connection pool's usage, where the store has one. */
