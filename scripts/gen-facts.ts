@@ -83,8 +83,12 @@ interface Operation {
 export function operationFacts(document: Document): OperationFacts[] {
   const globalSecurity = (document.security as Record<string, string[]>[] | undefined) ?? [];
   return operationsOf<Operation>(document).map(({ path, method, operation, pathItem }) => {
-    const parameters = [...((pathItem.parameters as Schema[] | undefined) ?? []), ...(operation.parameters ?? [])].map(
-      (parameter): ParameterFacts => {
+    // Header parameters (Idempotency-Key, If-None-Match) are not request rules of the kind these facts carry: the
+    // service validates them from the document, and the testing kit checks them where it implements them.
+    const declared = [...((pathItem.parameters as Schema[] | undefined) ?? []), ...(operation.parameters ?? [])];
+    const parameters = declared
+      .filter((parameter) => parameter.in !== 'header')
+      .map((parameter): ParameterFacts => {
         if (parameter.in !== 'path' && parameter.in !== 'query') {
           throw new Error(`gen: ${operation.operationId}: parameters in ${String(parameter.in)} are not supported`);
         }
@@ -94,8 +98,7 @@ export function operationFacts(document: Document): OperationFacts[] {
           required: parameter.required === true,
           ...valueFacts(resolveRef(document, parameter.schema)),
         };
-      },
-    );
+      });
     return {
       operationId: operation.operationId,
       method: method.toUpperCase() as OperationFacts['method'],

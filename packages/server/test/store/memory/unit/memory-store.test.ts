@@ -26,11 +26,13 @@ describe('the memory engine', () => {
     expect(await store.plants.create('alice', { id: big, name: 'Again' })).toBe(false);
     expect(await store.plants.create('bob', { id: big, name: 'Bobs' })).toBe(true);
     const first = await store.plants.list('alice', { limit: 1 });
-    expect(first).toEqual({ json: '[{"name":"Low","tag":"t"}]', lastId: -1n, hasMore: true });
+    // Two creates of alice's moved her version twice (the refused one did not).
+    expect(first).toEqual({ json: '[{"name":"Low","tag":"t"}]', lastId: -1n, hasMore: true, version: '2' });
     expect(await store.plants.list('alice', { limit: 1, after: -1n })).toEqual({
       json: '[{"name":"Big"}]',
       lastId: big,
       hasMore: false,
+      version: '2',
     });
     expect(await store.plants.delete('alice', big)).toBe(true);
     expect(await store.plants.delete('alice', big)).toBe(false);
