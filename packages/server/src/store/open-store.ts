@@ -1,7 +1,7 @@
 // Picks the store a DATABASE_URL names: sqlite:<path>, sqlite::memory: or postgres://. The one place that switches.
+// Each engine's module is imported only when named, so a SQLite service never loads pg, nor a PostgreSQL one
+// better-sqlite3.
 import { resolve } from 'node:path';
-import { openPostgresStore } from './postgres-store.js';
-import { openSqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
 
 export interface OpenOptions {
@@ -15,6 +15,8 @@ export interface OpenOptions {
   pageCacheBytes?: number;
   /** SQLite: hears the size of each group-commit batch (metrics). */
   onGroupCommit?: (size: number) => void;
+  /** Cache token records (default true); false is the bench's `auth-cache` switch (config.ts, benchOff). */
+  tokenCache?: boolean;
   /** SQLite: create a new database where one was lost (only `plant-store migrate` does; see sqlite-file-guard.ts). */
   recreateLost?: boolean;
 }
@@ -27,21 +29,24 @@ export function sqliteFileOf(databaseUrl: string): string | undefined {
 
 export async function openStore(databaseUrl: string, options: OpenOptions = {}): Promise<Store> {
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    const { openPostgresStore } = await import('./postgres-store.js');
     return openPostgresStore({
       url: databaseUrl,
       poolSize: options.poolSize ?? 10,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
+      ...(options.tokenCache === false ? { tokenCache: false } : {}),
     });
   }
   const sqlite = {
     groupCommit: options.groupCommit ?? true,
     recreateLost: options.recreateLost ?? false,
+    ...(options.tokenCache === false ? { tokenCache: false } : {}),
     ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
     ...(options.onGroupCommit ? { onGroupCommit: options.onGroupCommit } : {}),
   };
-  if (databaseUrl === 'sqlite::memory:') return openSqliteStore(':memory:', sqlite);
-  const file = sqliteFileOf(databaseUrl);
-  if (file) return openSqliteStore(file, sqlite);
-  throw new TypeError(`unsupported DATABASE_URL "${databaseUrl}"`);
+  const file = databaseUrl === 'sqlite::memory:' ? ':memory:' : sqliteFileOf(databaseUrl);
+  if (!file) throw new TypeError(`unsupported DATABASE_URL "${databaseUrl}"`);
+  const { openSqliteStore } = await import('./sqlite-store.js');
+  return openSqliteStore(file, sqlite);
 }
