@@ -7,7 +7,7 @@ import pg from 'pg';
 import { DEFAULT_PAGE_CACHE_BYTES } from '../config.js';
 import { StoreUnavailableError } from '../errors.js';
 import { createPostgresOutbox } from './outbox-postgres.js';
-import { PageCache } from './page-cache.js';
+import { PageCache, pageChangedBy } from './page-cache.js';
 import { ChangeFeed, channelFor, encodeChange, notifyPrefix } from './postgres-change-feed.js';
 import { CreateBatch } from './postgres-create-batch.js';
 import { postgresMigrations } from './postgres-migrations.js';
@@ -28,6 +28,8 @@ export interface PostgresOptions {
   timeoutMs?: number;
   /** Most bytes of cached pages (PAGE_CACHE_BYTES). */
   pageCacheBytes?: number;
+  /** Cache token records (default true; false only for the bench's `auth-cache` switch). */
+  tokenCache?: boolean;
 }
 
 /** Most bytes of cached token records; only tokens that exist are cached, so this holds thousands of principals. */
@@ -86,6 +88,7 @@ export function openPostgresStore({
   poolSize,
   timeoutMs = DEFAULT_POSTGRES_TIMEOUT_MS,
   pageCacheBytes = DEFAULT_PAGE_CACHE_BYTES,
+  tokenCache = true,
 }: PostgresOptions): Store {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
@@ -152,8 +155,9 @@ export function openPostgresStore({
     }
     return feed.live;
   };
-  const changedLocally = (owner: string) => {
-    pages.forget(owner);
+  // This instance's own writes forget only the pages they may alter (other instances' forget the owner's pages).
+  const changedLocally = (owner: string, change: 'create' | 'delete', id: bigint) => {
+    pages.forgetIf(owner, (page, after) => pageChangedBy(change, id, page, after));
     generations[bucketOf(owner)]!++;
   };
 
@@ -168,7 +172,7 @@ export function openPostgresStore({
     plants: {
       async create(owner, plant) {
         const created = await creates.create(owner, plant);
-        if (created) changedLocally(owner);
+        if (created) changedLocally(owner, 'create', plant.id);
         return created;
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
@@ -191,12 +195,12 @@ export function openPostgresStore({
           lastId: row.last_id === null ? undefined : BigInt(row.last_id),
           hasMore: row.has_more,
         };
-        if (live && feed.live && seen[0] === generations[bucket] && seen[1] === epoch) pages.set(owner, key, page);
+        if (live && feed.live && seen[0] === generations[bucket] && seen[1] === epoch) pages.set(owner, key, page, after);
         return page;
       },
       async delete(owner, id) {
         const result = await query(DELETE_PLANT, [owner, id.toString(), channel, notifyPrefix(origin)], 'delete_plant');
-        if (result.rowCount === 1) changedLocally(owner);
+        if (result.rowCount === 1) changedLocally(owner, 'delete', id);
         return result.rowCount === 1;
       },
     },
@@ -229,7 +233,7 @@ export function openPostgresStore({
         const row = result.rows[0];
         if (!row) return undefined; // unknown hashes are not cached: random tokens must not grow the cache
         const record = Object.freeze({ ...toTokenRecord(row), secretHash: row.secret_hash });
-        if (live && feed.live && seen === epoch) tokens.set('', key, record);
+        if (live && feed.live && seen === epoch && tokenCache) tokens.set('', key, record);
         return record;
       },
       async list() {
