@@ -1,6 +1,10 @@
 // getPlants: one page of the caller's plants in ascending id order, with a Link to the next page when more follow.
 import { decodeCursor, nextPageLink } from '../paging.js';
+import type { PlantPage } from '../store/store.js';
 import type { Handler } from './handler.js';
+
+// A cached page is answered many times: its Link is built once, with the page (the route path is the same each time).
+const links = new WeakMap<PlantPage, string>();
 
 export const getPlants: Handler<'getPlants'> = async ({ principal, query, path }, { store }) => {
   // Validation has applied the contract's default (openapi.yaml, parameter `limit`), so limit is always set here.
@@ -8,6 +12,13 @@ export const getPlants: Handler<'getPlants'> = async ({ principal, query, path }
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const page = await store.plants.list(principal.subject, after === undefined ? { limit } : { limit, after });
   const headers: Record<string, string> = {};
-  if (page.hasMore && page.lastId !== undefined) headers.link = nextPageLink(path, limit, page.lastId);
+  if (page.hasMore && page.lastId !== undefined) {
+    let link = links.get(page);
+    if (link === undefined) {
+      link = nextPageLink(path, limit, page.lastId);
+      links.set(page, link);
+    }
+    headers.link = link;
+  }
   return { status: 200, json: page.json, headers };
 };

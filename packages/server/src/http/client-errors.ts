@@ -39,7 +39,7 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
 
 /** Closes the connection behind an answer sent before the request's body has fully arrived. */
 export function registerCloseAfterEarlyAnswer(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const raw = request.raw;
     if (
       !raw.complete &&
@@ -47,5 +47,6 @@ export function registerCloseAfterEarlyAnswer(app: FastifyInstance): void {
     ) {
       reply.header('connection', 'close');
     }
+    done(null, payload);
   });
 }
