@@ -1,6 +1,6 @@
 // Test tiers, picked by folder: a test file's tier is the `unit/`, `system/` or `package/` folder anywhere in its
 // path, and a `both-stores/` folder inside a tier runs it twice, on SQLite and on PostgreSQL. So a new folder of
-// tests (say packages/server/test/hardening/) sorts itself with `hardening/unit/…` and `hardening/system/…`. A test
+// tests (say packages/server/test/store/sqlite/) sorts itself with `sqlite/unit/…` and `sqlite/system/…`. A test
 // file in no tier, or in two, stops the run (see tierProblems).
 //
 //   unit     inject, stores, the SDK against an injected fetch, type tests; no build, no child process (pnpm test:unit)

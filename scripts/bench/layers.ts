@@ -18,6 +18,8 @@ export interface Layer {
   env: Record<string, string>;
   /** True when the variant switches a feature on (its price is variant - default), else off (default - variant). */
   on?: boolean;
+  /** What the layer may cost per request on the hot read, in microseconds of server CPU (the README's budget). */
+  budgetUs: number;
 }
 
 /**
@@ -32,27 +34,43 @@ export const DEFAULTS: Record<string, string> = {
   METRICS_PORT: '0',
 };
 
-const off = (name: string, how: string, env: Record<string, string>): Layer => ({ name, how, env });
-const benchOff = (name: string, switchName: string, how: string): Layer => ({
+const off = (name: string, how: string, env: Record<string, string>, budgetUs: number): Layer => ({
+  name,
+  how,
+  env,
+  budgetUs,
+});
+const benchOff = (name: string, switchName: string, how: string, budgetUs: number): Layer => ({
   name,
   how: `\`PLANT_STORE_BENCH_OFF=${switchName}\`: ${how}`,
   env: { PLANT_STORE_BENCH_OFF: switchName },
+  budgetUs,
 });
 
 /** Every layer the bench prices; `--layers a,b` picks some by name. */
 export function layers(receiverUrl: string): Layer[] {
   return [
-    off('logging', '`LOG_LEVEL=silent` (default `info`: two lines per request)', { LOG_LEVEL: 'silent' }),
-    off('metrics', '`METRICS_PORT=off`', { METRICS_PORT: 'off' }),
-    off('rate limits', '`RATE_LIMIT_MAX=0` (per principal, and the anonymous limit with it)', { RATE_LIMIT_MAX: '0' }),
-    off('load shedding', '`MAX_EVENT_LOOP_DELAY_MS=0`', { MAX_EVENT_LOOP_DELAY_MS: '0' }),
-    benchOff('security headers', 'security-headers', 'no helmet headers, no `Cache-Control`'),
-    benchOff('request ids', 'request-ids', 'a counter instead of a UUID, no `X-Request-Id` header'),
-    benchOff('auth', 'auth', 'the principal remembered per raw token string after its first check (no hash, no cache)'),
-    benchOff('auth cache', 'auth-cache', 'every token looked up in the database'),
-    benchOff('validation', 'validation', 'query and body checked by nothing but integer conversion'),
-    benchOff('serialization', 'serialization', '`JSON.stringify` instead of the compiled response serializers'),
-    benchOff('webhook worker (idle)', 'webhook-worker', 'the delivery worker not started'),
+    off('logging', '`LOG_LEVEL=silent` (default `info`: two lines per request)', { LOG_LEVEL: 'silent' }, 8),
+    off('metrics', '`METRICS_PORT=off`', { METRICS_PORT: 'off' }, 3),
+    off(
+      'rate limits',
+      '`RATE_LIMIT_MAX=0` (per principal, and the anonymous limit with it)',
+      { RATE_LIMIT_MAX: '0' },
+      4,
+    ),
+    off('load shedding', '`MAX_EVENT_LOOP_DELAY_MS=0`', { MAX_EVENT_LOOP_DELAY_MS: '0' }, 1),
+    benchOff('security headers', 'security-headers', 'no helmet headers, no `Cache-Control`', 2),
+    benchOff('request ids', 'request-ids', 'a counter instead of a UUID, no `X-Request-Id` header', 1),
+    benchOff(
+      'auth',
+      'auth',
+      'the principal remembered per operation and Authorization header after its first check (no hash, no lookup)',
+      4,
+    ),
+    benchOff('auth cache', 'auth-cache', 'every token looked up in the database (negative: what the cache saves)', 0),
+    benchOff('validation', 'validation', 'query and body checked by nothing but integer conversion', 3),
+    benchOff('serialization', 'serialization', '`JSON.stringify` instead of the compiled response serializers', 2),
+    benchOff('webhook worker (idle)', 'webhook-worker', 'the delivery worker not started', 0.5),
     {
       name: 'tracing',
       how: '`OTEL_TRACES_EXPORTER=otlp` to a local sink answering 200 (on)',
@@ -62,6 +80,7 @@ export function layers(receiverUrl: string): Layer[] {
         OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl,
       },
       on: true,
+      budgetUs: 25,
     },
   ];
 }
@@ -97,6 +116,7 @@ export async function priceLayers(options: {
   const everythingOff: Layer = {
     name: 'everything off',
     how: 'every switch above off at once',
+    budgetUs: Number.NaN,
     env: {
       LOG_LEVEL: 'silent',
       METRICS_PORT: 'off',
@@ -119,7 +139,7 @@ export async function priceLayers(options: {
   let port = options.port;
   try {
     for (const target of targets) running.push(await target.start(port++));
-    let base = 1_000_000_000;
+    let run = 0;
     for (let round = 0; round < options.rounds; round++) {
       const order = targets.map((_, i) => (i + round) % targets.length);
       for (const scenario of options.scenarios) {
@@ -131,7 +151,7 @@ export async function priceLayers(options: {
             scenario: scenario === 'get' ? 'get' : scenario,
             token: server.token,
             tokens: server.tokens,
-            base: (base += 10_000_000),
+            base: 1_000_000_000 + 10_000_000 * ++run,
             seconds: options.seconds,
             connections: options.connections,
             serverPid: server.pid,

@@ -3,6 +3,7 @@
 // (its path, reading it) is the Node-only subpath `@plant-store/contract/document`.
 import type { components, operations, paths, webhooks } from './openapi.js';
 
+export { ApiError } from './api-error.js';
 export {
   JsonBodyError,
   MAX_EXACT_INTEGERS,
@@ -10,7 +11,7 @@ export {
   MAX_JSON_DEPTH,
   parseJsonExact,
 } from './exact-json.js';
-export { INT64_MAX, INT64_MIN, INTEGER_TEXT, isInt64, toInt64 } from './int64.js';
+export { INT64_MAX, INT64_MIN, INT64_RANGE_MESSAGE, INTEGER_TEXT, isInt64, toInt64 } from './int64.js';
 export { flattenAllOf, HTTP_METHODS, type HttpMethod, type OperationEntry, operationsOf } from './openapi-walk.js';
 export { isScope, SCOPES, type Scope } from './scopes.js';
 export type { components, operations, paths, webhooks };

@@ -26,3 +26,6 @@ export function toInt64(value: unknown, fromText: boolean): number | bigint | un
   const asNumber = Number(exact);
   return Number.isSafeInteger(asNumber) ? asNumber : exact;
 }
+
+/** What a client is told when a value is not an int64. */
+export const INT64_RANGE_MESSAGE = `must be an integer from ${INT64_MIN} to ${INT64_MAX}`;

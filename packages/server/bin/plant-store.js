@@ -31,7 +31,7 @@ if (command === 'serve' && !sized && typeof process.execve === 'function') {
   ]);
 }
 
-const cli = new URL('../dist/cli.js', import.meta.url);
+const cli = new URL('../dist/cli/main.js', import.meta.url);
 if (!existsSync(cli)) {
   console.error('plant-store: the server is not built yet; run `pnpm build` at the repository root first');
   process.exit(2);

@@ -1,14 +1,14 @@
 // The composition root: builds the Fastify app from the contract, the config, a store and (optionally) a Redis
-// client for shared rate limits. It registers the pieces in http/, auth/ and bindings.ts in the order they must run,
+// client for shared rate limits. It registers the pieces in http/ and auth/ in the order they must run,
 // and never listens (server.ts does), so tests drive it with inject or start their own listener.
 import Fastify, { type FastifyInstance } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import type { Redis } from 'ioredis';
 import { createSecurityHandlers } from './auth/bearer.js';
-import { benchSwitches } from './bench-switches.js';
-import { type BoundHandler, checkBindings, operationResolver } from './bindings.js';
 import type { Config } from './config.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
+import { benchSwitches } from './http/bench-switches.js';
+import { type BoundHandler, checkBindings, operationResolver } from './http/bindings.js';
 import { clientErrorHandler, registerCloseAfterEarlyAnswer } from './http/client-errors.js';
 import { registerCors } from './http/cors.js';
 import { frameworkErrors, registerErrorHandler } from './http/error-handler.js';
@@ -18,6 +18,7 @@ import { BODY_LIMIT, registerJsonBodyParser } from './http/json-body.js';
 import { registerLoadShedding } from './http/load-shedding.js';
 import { loggerOptions } from './http/logger.js';
 import { registerNotFoundHandler } from './http/not-found.js';
+import { type Contract, loadContract } from './http/openapi-document.js';
 import { registerOperationalRoutes } from './http/operational-routes.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
@@ -29,7 +30,6 @@ import {
   registerObservability,
   TracedRequestLog,
 } from './observability/observe-app.js';
-import { type Contract, loadContract } from './openapi-document.js';
 import type { Store } from './store/store.js';
 import { registerWebhookDelivery } from './webhooks/register.js';
 

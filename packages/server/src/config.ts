@@ -1,8 +1,7 @@
 // Configuration: read from the environment once, at start-up, validated into a frozen object that is passed in.
 // A bad value stops start-up with a message naming the variable and what it accepts.
-
-/** The page cache's default bound, in bytes (PAGE_CACHE_BYTES), on both stores. */
-export const DEFAULT_PAGE_CACHE_BYTES = 16 * 1024 * 1024;
+import { DEFAULT_PAGE_CACHE_BYTES } from './store/page-cache.js';
+import { DEFAULT_POOL_SIZE } from './store/postgres/postgres-store.js';
 
 /**
  * The deadline of each wait on the database (a pooled connection, a statement, a lock): 20% of the request timeout.
@@ -251,7 +250,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: integer(env, 'PORT', 3000, 0, 65535),
     databaseUrl: databaseUrl(env.DATABASE_URL),
     sqliteGroupCommit: boolean(env, 'SQLITE_GROUP_COMMIT', true),
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     redisUrl: redisUrl(env.REDIS_URL),
     jwt: jwt(env),
     logLevel,

@@ -1,5 +1,5 @@
 // The service as a library, for embedding it and for tests (@plant-store/test-kit): build the app on a store, read
-// the configuration, open a store, issue a token. The `plant-store` command (cli.ts) is the other way in.
+// the configuration, open a store, issue a token. The `plant-store` command (cli/main.ts) is the other way in.
 export { type AppOptions, buildApp } from './app.js';
 export { issueToken } from './auth/tokens.js';
 export { type Config, ConfigError, loadConfig } from './config.js';

@@ -1,12 +1,12 @@
 // Runs the service: opens and migrates the store, listens, and shuts down gracefully on SIGTERM and SIGINT (stop
 // accepting, finish in-flight requests, close the database and Redis). Signals and the shutdown deadline are
-// close-with-grace's; what it does not know about Node's HTTP server is in idle-connection-guard.ts.
+// close-with-grace's; what it does not know about Node's HTTP server is in http/idle-connection-guard.ts.
 import { existsSync } from 'node:fs';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { type Config, databaseTimeoutMs } from './config.js';
+import { guardIdleConnections } from './http/idle-connection-guard.js';
 import { createRateLimitRedis } from './http/rate-limit.js';
-import { guardIdleConnections } from './idle-connection-guard.js';
 import { serveObservability, startObservability } from './observability/start-observability.js';
 import { openStore, sqliteFileOf } from './store/open-store.js';
 

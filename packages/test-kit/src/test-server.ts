@@ -42,7 +42,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     LOG_LEVEL: 'silent',
     PORT: '0',
     // Inject tests share the event loop with the test's own work: its lag is not the service's overload, so load
-    // shedding is off unless a test turns it on (packages/server/test/hardening/system/load-shedding.test.ts does).
+    // shedding is off unless a test turns it on (packages/server/test/http/system/load-shedding.test.ts does).
     MAX_EVENT_LOOP_DELAY_MS: '0',
     ...options.env,
   });

@@ -2,8 +2,8 @@
 // validated, so an unauthenticated caller learns nothing about the body rules.
 
 import type { Scope } from '@plant-store/contract';
+import { ApiError } from '@plant-store/contract';
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { ApiError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { JwtVerifier } from './jwt.js';
 import { looksLikeJwt } from './jwt-shape.js';

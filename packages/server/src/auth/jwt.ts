@@ -4,7 +4,7 @@
 import { SCOPES, type Scope } from '@plant-store/contract';
 import { createRemoteJWKSet, errors, importSPKI, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { JwtConfig } from '../config.js';
-import { assertValidSubject } from './tokens.js';
+import { assertValidSubject } from './principal.js';
 
 export type JwtResult =
   | { ok: true; principal: { subject: string; scopes: Scope[] } }

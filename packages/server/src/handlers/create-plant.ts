@@ -1,5 +1,5 @@
 // createPlant: stores a new plant for the caller; an id the caller already has is a 409.
-import { ApiError } from '../errors.js';
+import { ApiError } from '@plant-store/contract';
 import type { Handler } from './handler.js';
 
 export const createPlant: Handler<'createPlant'> = async ({ principal, body }, { store }) => {

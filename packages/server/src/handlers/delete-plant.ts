@@ -1,5 +1,5 @@
 // deletePlant: removes one of the caller's plants; an id the caller does not own is a 404, whoever owns it.
-import { ApiError } from '../errors.js';
+import { ApiError } from '@plant-store/contract';
 import type { Handler } from './handler.js';
 
 export const deletePlant: Handler<'deletePlant'> = async ({ principal, params }, { store }) => {

@@ -1,7 +1,7 @@
 // getPlants: one page of the caller's plants in ascending id order, with a Link to the next page when more follow.
-import { decodeCursor, nextPageLink } from '../paging.js';
 import type { PlantPage } from '../store/store.js';
 import type { Handler } from './handler.js';
+import { decodeCursor, nextPageLink } from './paging.js';
 
 // A cached page is answered many times: its Link is built once, with the page (the route path is the same each time).
 const links = new WeakMap<PlantPage, string>();

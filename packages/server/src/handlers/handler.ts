@@ -13,7 +13,7 @@ import type { Store } from '../store/store.js';
 
 /**
  * Operations the contract leaves open (no security requirement): no token is checked, so their handlers get no
- * principal. checkBindings (bindings.ts) refuses to start when this list and openapi.yaml disagree.
+ * principal. checkBindings (http/bindings.ts) refuses to start when this list and openapi.yaml disagree.
  */
 export const OPEN_OPERATIONS = [] as const satisfies readonly OperationId[];
 

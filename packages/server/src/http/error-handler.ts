@@ -2,9 +2,9 @@
 // the error handler, and the answers written without one (404/405, readiness, unparsable HTTP) through sendError and
 // errorBodyText. Framework and plugin errors are mapped here too; 5xx details go to the log, never to the client.
 
-import { type ErrorBody, JsonBodyError } from '@plant-store/contract';
+import { ApiError, type ErrorBody, JsonBodyError } from '@plant-store/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, StoreUnavailableError } from '../errors.js';
+import { StoreUnavailableError } from '../store/store.js';
 import { BODY_TOO_LARGE_MESSAGE } from './json-body.js';
 
 interface AjvIssue {

@@ -2,8 +2,9 @@
 // a client would upload a body that is then refused. With a `checkContinue` listener (http-server.ts) Node leaves
 // it to us: the 100 is sent only once the token, the scope, the rate limit (all earlier hooks), the Content-Length
 // and the Content-Type say the body will be read; else the refusal comes instead of the 100.
+
+import { ApiError } from '@plant-store/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.js';
 import { BODY_LIMIT, BODY_TOO_LARGE_MESSAGE } from './json-body.js';
 
 async function sendContinue(request: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -1,9 +1,8 @@
 // The service's only body parser: JSON, strictly UTF-8, parsed exactly by the contract's parseJsonExact (integers
 // beyond 2^53 as bigint, linear in the body size, prototype keys refused; see @plant-store/contract's exact-json.ts).
-import { JsonBodyError, parseJsonExact } from '@plant-store/contract';
+import { ApiError, JsonBodyError, parseJsonExact } from '@plant-store/contract';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors.js';
-import type { ContractOperation } from '../openapi-document.js';
+import type { ContractOperation } from './openapi-document.js';
 
 /** The contract's limit on request bodies, in bytes (413 beyond it). */
 export const BODY_LIMIT = 16_384;

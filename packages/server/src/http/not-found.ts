@@ -1,7 +1,7 @@
 // Answers requests no route matched: 405 with Allow when the path exists under other methods, 404 otherwise.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ContractOperation } from '../openapi-document.js';
 import { sendError } from './error-handler.js';
+import type { ContractOperation } from './openapi-document.js';
 
 // /plants/{id} -> ^/plants/[^/]+/?$
 function templateToPattern(path: string): RegExp {

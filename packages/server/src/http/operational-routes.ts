@@ -2,9 +2,9 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import type { Contract } from '../openapi-document.js';
 import type { Store } from '../store/store.js';
 import { sendError } from './error-handler.js';
+import type { Contract } from './openapi-document.js';
 import type { RateLimitBackend } from './rate-limit-store.js';
 
 export async function registerOperationalRoutes(

@@ -3,9 +3,9 @@
 // caller owns the client: it creates it from REDIS_URL (createRateLimitRedis) and closes it, like the store. While
 // Redis is unreachable each process counts on its own (rate-limit-store.ts), and /readyz says degraded.
 import rateLimit from '@fastify/rate-limit';
+import { ApiError } from '@plant-store/contract';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
-import { ApiError } from '../errors.js';
 import { registerAnonymousLimit } from './anonymous-limit.js';
 import { createFallbackStore, type RateLimitBackend } from './rate-limit-store.js';
 

@@ -2,12 +2,11 @@
 // Bodies are validated strictly, with no coercion at all; path and query strings are coerced to their declared
 // types because they only ever arrive as text. int64 values are checked exactly, never through a rounded number.
 
-import { INTEGER_TEXT } from '@plant-store/contract';
+import { INT64_RANGE_MESSAGE, INTEGER_TEXT, toInt64 } from '@plant-store/contract';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { DataValidationCxt, ErrorObject } from 'ajv/dist/types/index.js';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
-import { INT64_RANGE_MESSAGE, toInt64 } from '../int64.js';
 
 // ajv-formats is CommonJS with a default export; NodeNext sees the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;

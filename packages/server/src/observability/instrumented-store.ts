@@ -1,7 +1,8 @@
 // A decorator around any Store: times each repository call into the metrics and, with tracing on, runs it inside a
 // child span. It sits outside the engines, so SQLite and PostgreSQL are measured the same way.
-import { StoreUnavailableError } from '../errors.js';
+
 import type { PlantRepository, Store, TokenRepository, WebhookRepository } from '../store/store.js';
+import { StoreUnavailableError } from '../store/store.js';
 import type { Metrics } from './metrics.js';
 
 /** Runs `call` inside a span named `name` (tracing.ts provides it when tracing is on). */

@@ -17,7 +17,7 @@ export interface OpenOptions {
   onGroupCommit?: (size: number) => void;
   /** Cache token records (default true); false is the bench's `auth-cache` switch (config.ts, benchOff). */
   tokenCache?: boolean;
-  /** SQLite: create a new database where one was lost (only `plant-store migrate` does; see sqlite-file-guard.ts). */
+  /** SQLite: create a new database where one was lost (only `plant-store migrate` does; see sqlite/file-guard.ts). */
   recreateLost?: boolean;
 }
 
@@ -29,10 +29,10 @@ export function sqliteFileOf(databaseUrl: string): string | undefined {
 
 export async function openStore(databaseUrl: string, options: OpenOptions = {}): Promise<Store> {
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    const { openPostgresStore } = await import('./postgres-store.js');
+    const { openPostgresStore } = await import('./postgres/postgres-store.js');
     return openPostgresStore({
       url: databaseUrl,
-      poolSize: options.poolSize ?? 10,
+      ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
       ...(options.tokenCache === false ? { tokenCache: false } : {}),
@@ -47,6 +47,6 @@ export async function openStore(databaseUrl: string, options: OpenOptions = {}):
   };
   const file = databaseUrl === 'sqlite::memory:' ? ':memory:' : sqliteFileOf(databaseUrl);
   if (!file) throw new TypeError(`unsupported DATABASE_URL "${databaseUrl}"`);
-  const { openSqliteStore } = await import('./sqlite-store.js');
+  const { openSqliteStore } = await import('./sqlite/sqlite-store.js');
   return openSqliteStore(file, sqlite);
 }

@@ -3,8 +3,10 @@
 // plant leaves a full page as it was, which keeps a busy owner's pages cached while it adds plants). Clients choose `limit` and forge cursors freely, so the cache is an LRU bounded
 // in bytes (PAGE_CACHE_BYTES), not in entries: the least recently used pages go first. The same LRU, with another
 // `sizeOf`, holds the PostgreSQL store's token records.
-import { DEFAULT_PAGE_CACHE_BYTES } from '../config.js';
 import type { CacheStats, PlantPage } from './store.js';
+
+/** The page cache's default bound, in bytes (PAGE_CACHE_BYTES), on every engine. */
+export const DEFAULT_PAGE_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** What an entry costs besides its JSON text and key: the objects around them, the maps' slots. */
 const ENTRY_OVERHEAD_BYTES = 256;

@@ -3,6 +3,11 @@
 
 import type { Scope } from '@plant-store/contract';
 
+/** Thrown by a store when its database cannot be reached; answered with 503 so clients retry. */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}
+
 export interface StoredPlant {
   id: bigint;
   name: string;

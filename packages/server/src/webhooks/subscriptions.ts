@@ -1,7 +1,7 @@
 // Adding a subscription: the URL rules the operator is held to (checked again at every delivery, with DNS), a
 // public id and a fresh Standard Webhooks secret, shown once.
 import { randomBytes } from 'node:crypto';
-import { assertValidSubject } from '../auth/tokens.js';
+import { assertValidSubject } from '../auth/principal.js';
 import type { WebhookRepository } from '../store/store.js';
 import { refusedTarget } from './send.js';
 import { generateSecret } from './signature.js';

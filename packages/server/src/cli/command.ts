@@ -1,0 +1,106 @@
+// What every `plant-store` command module shares: the Command shape the dispatcher (main.ts) runs, the output it
+// writes to, strict option parsing, and opening the store for one piece of work.
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import type { Config } from '../config.js';
+import { openStore } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
+
+export interface Io {
+  stdout: (line: string) => void;
+  stderr: (line: string) => void;
+  env: Record<string, string | undefined>;
+}
+
+export const processIo: Io = {
+  stdout: (line) => process.stdout.write(`${line}\n`),
+  stderr: (line) => process.stderr.write(`${line}\n`),
+  env: process.env,
+};
+
+/** One line of the usage: what to type, and what it does (wrapped lines). */
+export interface UsageEntry {
+  synopsis: string;
+  description: string[];
+}
+
+/** A top-level command (`plant-store <name> ...`); main.ts lists them, in the order the usage shows them. */
+export interface Command {
+  name: string;
+  usage: UsageEntry[];
+  /** Resolves to the exit code, or -1 while the process keeps serving. */
+  run(args: string[], context: { config: Config; io: Io }): Promise<number>;
+}
+
+/** Bad arguments: the dispatcher prints the message and exits with code 2. */
+export class UsageError extends Error {}
+
+const SYNOPSIS_WIDTH = 33;
+
+export function formatUsage(entries: UsageEntry[]): string {
+  const indent = ' '.repeat(SYNOPSIS_WIDTH + 2);
+  const lines: string[] = [];
+  for (const { synopsis, description } of entries) {
+    if (synopsis.length < SYNOPSIS_WIDTH) {
+      const [first = '', ...rest] = description;
+      lines.push(`  ${synopsis.padEnd(SYNOPSIS_WIDTH)}${first}`, ...rest.map((line) => indent + line));
+    } else {
+      lines.push(`  ${synopsis}`, ...description.map((line) => indent + line));
+    }
+  }
+  return lines.join('\n');
+}
+
+/** Opens and migrates the store, runs `work` on it, closes it; `work` also gets the versions migrating applied. */
+export async function withStore<T>(
+  config: Config,
+  work: (store: Store, applied: number[]) => Promise<T>,
+  { recreateLost = false } = {},
+): Promise<T> {
+  const store = await openStore(config.databaseUrl, { poolSize: 2, recreateLost });
+  try {
+    const applied = await store.migrate();
+    return await work(store, applied);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Strict parseArgs: unknown options, a repeated option and extra positionals are usage errors. */
+export function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>, positionals = 0) {
+  try {
+    const parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true, tokens: true });
+    // parseArgs keeps the last of a repeated option silently; each option here takes one value, given once.
+    const seen = new Set<string>();
+    for (const token of parsed.tokens ?? []) {
+      if (token.kind !== 'option') continue;
+      if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once; give it once`);
+      seen.add(token.name);
+    }
+    if (parsed.positionals.length > positionals) {
+      throw new UsageError(`unexpected argument "${parsed.positionals[positionals]}"`);
+    }
+    return parsed;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Prints a tab-separated table with its header, or `empty` alone when there are no rows; returns exit code 0. */
+export function printTable(io: Io, header: string[], rows: unknown[][], empty: string): number {
+  if (rows.length === 0) {
+    io.stdout(empty);
+    return 0;
+  }
+  for (const row of [header, ...rows]) io.stdout(row.join('\t'));
+  return 0;
+}
+
+/** Runs `check`, turning what it throws (a bad subject, scope or duration) into a usage error. */
+export function asUsage<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}

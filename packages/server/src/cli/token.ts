@@ -1,0 +1,88 @@
+// `plant-store token create|list|revoke`: bearer tokens for the API (auth/tokens.ts keeps only their hashes).
+import { assertValidSubject } from '../auth/principal.js';
+import { issueToken, parseDuration, parseScopes } from '../auth/tokens.js';
+import type { Config } from '../config.js';
+import { asUsage, type Command, type Io, parse, printTable, UsageError, withStore } from './command.js';
+
+async function create(args: string[], config: Config, io: Io): Promise<number> {
+  const { values } = parse(args, {
+    subject: { type: 'string' },
+    scope: { type: 'string' },
+    'expires-in': { type: 'string' },
+  });
+  const subject = values.subject;
+  if (typeof subject !== 'string' || subject === '') throw new UsageError('token create needs --subject NAME');
+  const { scopes, expiresInMs } = asUsage(() => {
+    assertValidSubject(subject);
+    return {
+      scopes: typeof values.scope === 'string' ? parseScopes(values.scope) : undefined,
+      expiresInMs: typeof values['expires-in'] === 'string' ? parseDuration(values['expires-in']) : undefined,
+    };
+  });
+  const issued = await withStore(config, (store) =>
+    issueToken(store.tokens, {
+      subject,
+      ...(scopes ? { scopes } : {}),
+      ...(expiresInMs === undefined ? {} : { expiresInMs }),
+    }),
+  );
+  const { record } = issued;
+  io.stdout(
+    `Created token ${record.id} for "${record.subject}" with scopes ${record.scopes.join(',')}` +
+      `${record.expiresAt ? `, expiring ${record.expiresAt.toISOString()}` : ', never expiring'}.`,
+  );
+  io.stdout('It is shown only once; store it now:');
+  io.stdout(issued.token);
+  return 0;
+}
+
+async function list(args: string[], config: Config, io: Io): Promise<number> {
+  parse(args, {});
+  const tokens = await withStore(config, (store) => store.tokens.list());
+  const rows = tokens.map((token) => [
+    token.id,
+    token.subject,
+    token.scopes.join(','),
+    token.createdAt.toISOString(),
+    token.expiresAt?.toISOString() ?? '-',
+    token.revokedAt?.toISOString() ?? '-',
+  ]);
+  return printTable(io, ['ID', 'SUBJECT', 'SCOPES', 'CREATED', 'EXPIRES', 'REVOKED'], rows, 'no tokens');
+}
+
+async function revoke(args: string[], config: Config, io: Io): Promise<number> {
+  const { positionals } = parse(args, {}, 1);
+  const id = positionals[0];
+  if (!id) throw new UsageError('token revoke needs the token id (see `plant-store token list`)');
+  const revoked = await withStore(config, (store) => store.tokens.revoke(id, new Date()));
+  if (!revoked) {
+    io.stderr(`plant-store: no token has the id "${id}" (see \`plant-store token list\`)`);
+    return 1;
+  }
+  io.stdout(`Revoked token ${id}.`);
+  return 0;
+}
+
+const ACTIONS: Record<string, (args: string[], config: Config, io: Io) => Promise<number>> = { create, list, revoke };
+
+export const tokenCommand: Command = {
+  name: 'token',
+  usage: [
+    {
+      synopsis: 'token create --subject NAME [--scope read,write] [--expires-in 30d]',
+      description: ['issue a bearer token (printed once, alone on the last line)'],
+    },
+    { synopsis: 'token list', description: ['list tokens (never their secrets)'] },
+    { synopsis: 'token revoke ID', description: ['revoke a token'] },
+  ],
+  async run(args, { config, io }) {
+    const [action, ...rest] = args;
+    const run = action !== undefined && Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
+    if (!run) {
+      throw new UsageError(
+        action ? `unknown token command "${action}"` : 'token needs a command: create, list or revoke',
+      );
+    }
+    return run(rest, config, io);
+  },
+};

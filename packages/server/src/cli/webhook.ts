@@ -1,0 +1,156 @@
+// `plant-store webhook ...`: the "new plant" webhook subscriptions and their deliveries (webhooks/).
+import { parseDuration } from '../auth/tokens.js';
+import type { Config } from '../config.js';
+import { addSubscription, rotateSecret } from '../webhooks/subscriptions.js';
+import { asUsage, type Command, type Io, parse, printTable, UsageError, withStore } from './command.js';
+
+const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
+
+/** The one positional argument of `webhook <action> ID`. */
+function onePositional(action: string, args: string[], what: string): string {
+  const { positionals } = parse(args, {}, 1);
+  if (!positionals[0]) throw new UsageError(`webhook ${action} needs ${what}`);
+  return positionals[0];
+}
+
+async function add(args: string[], config: Config, io: Io): Promise<number> {
+  const { values } = parse(args, { url: { type: 'string' }, subject: { type: 'string' } });
+  const url = values.url;
+  if (typeof url !== 'string' || url === '') throw new UsageError('webhook add needs --url URL');
+  const subject = typeof values.subject === 'string' ? values.subject : null;
+  const added = await withStore(config, (store) =>
+    addSubscription(store.webhooks, { url, subject, allowPrivate: config.webhooks.allowPrivate }),
+  ).catch((error: unknown) => {
+    if (error instanceof TypeError) throw new UsageError(error.message);
+    throw error;
+  });
+  io.stdout(`Created webhook ${added.id} for ${added.url} (${subject === null ? 'every principal' : `"${subject}"`}).`);
+  io.stdout('Its signing secret is shown only once; store it now:');
+  io.stdout(added.secret);
+  return 0;
+}
+
+async function list(args: string[], config: Config, io: Io): Promise<number> {
+  parse(args, {});
+  const subscriptions = await withStore(config, (store) => store.webhooks.listSubscriptions());
+  const rows = subscriptions.map((sub) => [
+    sub.id,
+    sub.url,
+    sub.subject ?? '*',
+    sub.enabled ? 'enabled' : `disabled (${sub.disabledReason ?? 'unknown reason'})`,
+    sub.createdAt.toISOString(),
+    sub.previousSecretUntil?.toISOString() ?? '-',
+  ]);
+  return printTable(io, ['ID', 'URL', 'SUBJECT', 'STATE', 'CREATED', 'OLD SECRET UNTIL'], rows, 'no webhooks');
+}
+
+async function remove(args: string[], config: Config, io: Io): Promise<number> {
+  const id = onePositional('remove', args, 'the webhook id (see `plant-store webhook list`)');
+  if (!(await withStore(config, (store) => store.webhooks.removeSubscription(id)))) {
+    io.stderr(`plant-store: no webhook has the id "${id}" (see \`plant-store webhook list\`)`);
+    return 1;
+  }
+  io.stdout(`Removed webhook ${id} and its deliveries.`);
+  return 0;
+}
+
+async function rotate(args: string[], config: Config, io: Io): Promise<number> {
+  const { values, positionals } = parse(args, { overlap: { type: 'string' } }, 1);
+  const id = positionals[0];
+  if (!id) throw new UsageError('webhook rotate-secret needs the webhook id');
+  const overlap = values.overlap;
+  const overlapMs = typeof overlap === 'string' ? asUsage(() => parseDuration(overlap)) : 86_400_000;
+  const secret = await withStore(config, (store) => rotateSecret(store.webhooks, id, overlapMs));
+  if (!secret) {
+    io.stderr(`plant-store: no webhook has the id "${id}" (see \`plant-store webhook list\`)`);
+    return 1;
+  }
+  io.stdout(
+    `Rotated the secret of ${id}; the old one also signs until ${new Date(Date.now() + overlapMs).toISOString()}.`,
+  );
+  io.stdout('The new secret is shown only once; store it now:');
+  io.stdout(secret);
+  return 0;
+}
+
+async function deliveries(args: string[], config: Config, io: Io): Promise<number> {
+  const { values } = parse(args, { failed: { type: 'boolean' }, limit: { type: 'string' } });
+  const limit = values.limit === undefined ? 50 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit must be from 1 to 10000');
+  const failedOnly = values.failed === true;
+  const found = await withStore(config, (store) => store.webhooks.listDeliveries({ failedOnly, limit }));
+  const rows = found.map((d) => [
+    d.id,
+    d.subscriptionId,
+    d.eventId,
+    d.status,
+    d.attempts,
+    d.lastError ?? (d.lastStatus === null ? '-' : `HTTP ${d.lastStatus}`),
+    time(d.createdAt),
+    d.status === 'pending' ? time(d.nextAttemptAt) : time(d.finishedAt),
+  ]);
+  const header = ['ID', 'WEBHOOK', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST ANSWER', 'CREATED', 'NEXT / FINISHED'];
+  return printTable(io, header, rows, failedOnly ? 'no failed deliveries' : 'no deliveries');
+}
+
+async function replay(args: string[], config: Config, io: Io): Promise<number> {
+  const text = onePositional('replay', args, 'the delivery id (see `plant-store webhook deliveries`)');
+  const id = Number(text);
+  if (!/^\d{1,15}$/.test(text)) throw new UsageError(`"${text}" is not a delivery id (a whole number)`);
+  const result = await withStore(config, (store) => store.webhooks.replay(id, Date.now()));
+  if (result === 'unknown') {
+    io.stderr(`plant-store: no delivery has the id ${id} (see \`plant-store webhook deliveries\`)`);
+    return 1;
+  }
+  if (result === 'disabled') {
+    io.stderr(`plant-store: the webhook of delivery ${id} was removed or is disabled; nothing was queued`);
+    return 1;
+  }
+  io.stdout(`Queued delivery ${result}: the event of delivery ${id} again, with the same webhook-id.`);
+  return 0;
+}
+
+const ACTIONS: Record<string, (args: string[], config: Config, io: Io) => Promise<number>> = {
+  add,
+  list,
+  remove,
+  'rotate-secret': rotate,
+  deliveries,
+  replay,
+};
+
+export const webhookCommand: Command = {
+  name: 'webhook',
+  usage: [
+    {
+      synopsis: 'webhook add --url URL [--subject NAME]',
+      description: [
+        "subscribe URL to new plants (every principal's, or NAME's); the signing",
+        'secret is printed once, alone on the last line',
+      ],
+    },
+    { synopsis: 'webhook list', description: ['list subscriptions (never their secrets)'] },
+    { synopsis: 'webhook remove ID', description: ['remove a subscription and its deliveries'] },
+    {
+      synopsis: 'webhook rotate-secret ID [--overlap 24h]',
+      description: ['new secret (printed once, last line); the old one also signs during the overlap'],
+    },
+    {
+      synopsis: 'webhook deliveries [--failed] [--limit N]',
+      description: ['the newest deliveries (default 50), or only the failed ones'],
+    },
+    { synopsis: 'webhook replay DELIVERY_ID', description: ["send a delivery's event again (same webhook-id)"] },
+  ],
+  async run(args, { config, io }) {
+    const [action, ...rest] = args;
+    const run = action !== undefined && Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
+    if (!run) {
+      throw new UsageError(
+        action
+          ? `unknown webhook command "${action}"`
+          : 'webhook needs a command: add, list, remove, rotate-secret, deliveries or replay',
+      );
+    }
+    return run(rest, config, io);
+  },
+};

@@ -1,0 +1,299 @@
+// The PostgreSQL store: a connection pool, exact BIGINT ids (sent and read as text, never as a rounding number),
+// migrations under an advisory lock so instances starting together apply them once, and 503s while it is down.
+// Reads are answered from byte-bounded caches (pages, token records) while the change feed is live; creates are
+// group-committed (create-batch.ts); every write NOTIFYs the other instances in its own transaction.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { DEFAULT_PAGE_CACHE_BYTES, PageCache, pageChangedBy } from '../page-cache.js';
+import type { PlantPage, Store, TokenRecord } from '../store.js';
+import { StoreUnavailableError } from '../store.js';
+import { type TokenRow, toTokenRecord } from '../token-row.js';
+import { ChangeFeed, channelFor, encodeChange, notifyPrefix } from './change-feed.js';
+import { CreateBatch } from './create-batch.js';
+import { postgresMigrations } from './migrations.js';
+import { createPostgresOutbox } from './outbox.js';
+
+// Any 64-bit key; the lock only serialises this service's migrations.
+const MIGRATION_LOCK = 7_164_217_400_118_001;
+
+export interface PostgresOptions {
+  /** Connection string; a `schema` query parameter selects (and creates) a schema to work in. */
+  url: string;
+  /** Connections in the pool (DATABASE_POOL_SIZE). */
+  poolSize?: number;
+  /**
+   * Deadline of every database call in ms: waiting for a pooled connection, and each statement (server side, plus a
+   * client-side timeout for a server that stops answering). Keep it below REQUEST_TIMEOUT_MS.
+   */
+  timeoutMs?: number;
+  /** Most bytes of cached pages (PAGE_CACHE_BYTES). */
+  pageCacheBytes?: number;
+  /** Cache token records (default true; false only for the bench's `auth-cache` switch). */
+  tokenCache?: boolean;
+}
+
+/** Most bytes of cached token records; only tokens that exist are cached, so this holds thousands of principals. */
+const TOKEN_CACHE_BYTES = 4 * 1024 * 1024;
+type CachedToken = TokenRecord & { secretHash: Buffer };
+const tokenBytes = (token: CachedToken) => 2 * (token.id.length + token.subject.length) + 64 + 256;
+
+/** Generation counters of owners, hashed into a fixed number of buckets so the table never grows. */
+const BUCKETS = 1024;
+function bucketOf(owner: string): number {
+  let hash = 2166136261;
+  for (let i = 0; i < owner.length; i++) hash = Math.imul(hash ^ owner.charCodeAt(i), 16777619);
+  return (hash >>> 0) % BUCKETS;
+}
+
+// One page as JSON built by PostgreSQL, its last id, and whether one more row follows: one statement.
+const LIST_PLANTS = `SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('name', name, 'tag', tag)) ORDER BY id)
+           FILTER (WHERE n <= $3), '[]'::jsonb)::text AS json,
+         (max(id) FILTER (WHERE n <= $3))::text AS last_id,
+         count(*) > $3 AS has_more
+  FROM (SELECT id, name, tag, row_number() OVER (ORDER BY id) AS n FROM plants
+        WHERE owner = $1 AND ($2::bigint IS NULL OR id > $2::bigint)
+        ORDER BY id LIMIT $3 + 1) AS page`;
+
+const DELETE_PLANT = `WITH deleted AS (DELETE FROM plants WHERE owner = $1 AND id = $2 RETURNING owner)
+  SELECT pg_notify($3, $4::text || 'p:' || owner) FROM deleted`;
+
+const REVOKE_TOKEN = `WITH revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING id)
+  SELECT pg_notify($3, $4) FROM revoked`;
+
+/** The deadline of a database call when none is given. */
+const DEFAULT_POSTGRES_TIMEOUT_MS = 5_000;
+
+/** Connections in the pool by default (DATABASE_POOL_SIZE), per process. */
+export const DEFAULT_POOL_SIZE = 10;
+
+// Errors that mean the database cannot be reached right now, as opposed to a bug in a query.
+function isUnavailable(error: unknown): boolean {
+  const { code, message } = error as { code?: string; message?: string };
+  if (
+    code &&
+    // 08: connection, 57P0x: shutdown, 53: resources, 57014: statement timeout, 55P03: lock timeout.
+    (/^(08|57P0|53|57014|55P03)/.test(code) ||
+      ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'].includes(code))
+  ) {
+    return true;
+  }
+  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i.test(
+    message ?? '',
+  );
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+export function openPostgresStore({
+  url,
+  poolSize = DEFAULT_POOL_SIZE,
+  timeoutMs = DEFAULT_POSTGRES_TIMEOUT_MS,
+  pageCacheBytes = DEFAULT_PAGE_CACHE_BYTES,
+  tokenCache = true,
+}: PostgresOptions): Store {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema');
+  parsed.searchParams.delete('schema');
+  if (schema !== null && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+    throw new TypeError(`the schema in DATABASE_URL must be a plain SQL identifier, got "${schema}"`);
+  }
+  const pool = new pg.Pool({
+    connectionString: parsed.toString(),
+    max: poolSize,
+    connectionTimeoutMillis: timeoutMs,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: timeoutMs,
+    lock_timeout: timeoutMs,
+    query_timeout: timeoutMs + 500,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // An idle client losing its connection must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+
+  async function query<Row extends pg.QueryResultRow>(text: string, values: unknown[] = [], name?: string) {
+    try {
+      return await pool.query<Row>(name ? { name, text, values } : { text, values });
+    } catch (error) {
+      if (isUnavailable(error))
+        throw new StoreUnavailableError('the PostgreSQL database is unreachable', { cause: error });
+      throw error;
+    }
+  }
+
+  // Caches, trusted only while the feed is live. A read fetched while its owner's generation (or the epoch) moved
+  // may predate a change it was told about, so it is answered but not cached.
+  const channel = channelFor(schema);
+  const pages = new PageCache(pageCacheBytes);
+  const tokens = new PageCache<CachedToken>(TOKEN_CACHE_BYTES, tokenBytes);
+  const generations = new Uint32Array(BUCKETS);
+  let epoch = 0;
+  const origin = randomBytes(6).toString('hex');
+  const feed = new ChangeFeed({
+    connectionString: parsed.toString(),
+    channel,
+    origin,
+    timeoutMs,
+    onChange(change) {
+      if (change?.kind === 'plants') {
+        pages.forget(change.owner);
+        generations[bucketOf(change.owner)]!++;
+      } else if (change?.kind === 'tokens') {
+        tokens.clear();
+        epoch++;
+      } else {
+        pages.clear();
+        tokens.clear();
+        epoch++;
+      }
+    },
+  });
+  // The feed starts with the first read, so one-off commands (the CLI) never open it.
+  let feedStarted = false;
+  const cacheLive = () => {
+    if (!feedStarted) {
+      feedStarted = true;
+      void feed.start();
+    }
+    return feed.live;
+  };
+  // This instance's own writes forget only the pages they may alter (other instances' forget the owner's pages).
+  const changedLocally = (owner: string, change: 'create' | 'delete', id: bigint) => {
+    pages.forgetIf(owner, (page, after) => pageChangedBy(change, id, page, after));
+    generations[bucketOf(owner)]!++;
+  };
+
+  // Creates group-committed with their webhook events (outbox.ts): one statement, one commit per batch.
+  const outbox = createPostgresOutbox(query);
+  const creates = new CreateBatch((rows) => outbox.createBatchWithEvents(rows, channel, notifyPrefix(origin)));
+
+  return {
+    kind: 'postgres',
+    poolStats: () => ({ max: poolSize, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    cacheStats: () => pages.stats(),
+    plants: {
+      async create(owner, plant) {
+        const created = await creates.create(owner, plant);
+        if (created) changedLocally(owner, 'create', plant.id);
+        return created;
+      },
+      async list(owner, { limit, after }): Promise<PlantPage> {
+        const key = `${limit}:${after ?? ''}`;
+        const live = cacheLive();
+        if (live) {
+          const cached = pages.get(owner, key);
+          if (cached) return cached;
+        }
+        const bucket = bucketOf(owner);
+        const seen = [generations[bucket], epoch];
+        const result = await query<{ json: string; last_id: string | null; has_more: boolean }>(
+          LIST_PLANTS,
+          [owner, after === undefined ? null : after.toString(), limit],
+          'list_plants',
+        );
+        const row = result.rows[0]!;
+        const page: PlantPage = {
+          json: row.json,
+          lastId: row.last_id === null ? undefined : BigInt(row.last_id),
+          hasMore: row.has_more,
+        };
+        if (live && feed.live && seen[0] === generations[bucket] && seen[1] === epoch)
+          pages.set(owner, key, page, after);
+        return page;
+      },
+      async delete(owner, id) {
+        const result = await query(DELETE_PLANT, [owner, id.toString(), channel, notifyPrefix(origin)], 'delete_plant');
+        if (result.rowCount === 1) changedLocally(owner, 'delete', id);
+        return result.rowCount === 1;
+      },
+    },
+    tokens: {
+      async insert(record, secretHash) {
+        // Unknown hashes are never cached, so a new token needs no invalidation.
+        await query(
+          `INSERT INTO tokens (id, subject, scopes, secret_hash, created_at, expires_at, revoked_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+          [
+            record.id,
+            record.subject,
+            record.scopes.join(','),
+            secretHash,
+            record.createdAt,
+            record.expiresAt,
+            record.revokedAt,
+          ],
+        );
+      },
+      async findByHash(secretHash) {
+        const key = secretHash.toString('latin1');
+        const live = cacheLive();
+        if (live) {
+          const cached = tokens.get('', key);
+          if (cached) return cached;
+        }
+        const seen = epoch;
+        const result = await query<TokenRow>('SELECT * FROM tokens WHERE secret_hash = $1', [secretHash], 'token');
+        const row = result.rows[0];
+        if (!row) return undefined; // unknown hashes are not cached: random tokens must not grow the cache
+        const record = Object.freeze({ ...toTokenRecord(row), secretHash: row.secret_hash });
+        if (live && feed.live && seen === epoch && tokenCache) tokens.set('', key, record);
+        return record;
+      },
+      async list() {
+        const result = await query<TokenRow>('SELECT * FROM tokens ORDER BY created_at, id');
+        return result.rows.map(toTokenRecord);
+      },
+      async revoke(id, at) {
+        const result = await query(REVOKE_TOKEN, [id, at, channel, encodeChange({ kind: 'tokens' }, origin)]);
+        tokens.clear();
+        epoch++;
+        return result.rowCount === 1;
+      },
+    },
+    webhooks: outbox.repository,
+    async migrate() {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw new StoreUnavailableError('the PostgreSQL database is unreachable', { cause: error });
+      }
+      const applied: number[] = [];
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+        if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+        await client.query(
+          'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+        );
+        const done = new Set(
+          (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
+        );
+        for (const migration of postgresMigrations) {
+          if (done.has(migration.version)) continue;
+          await client.query('BEGIN');
+          try {
+            await client.query(migration.sql);
+            await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [migration.version]);
+            await client.query('COMMIT');
+          } catch (error) {
+            await client.query('ROLLBACK');
+            throw error;
+          }
+          applied.push(migration.version);
+        }
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+        client.release();
+      }
+      return applied;
+    },
+    async ping() {
+      await query('SELECT 1');
+    },
+    async close() {
+      await feed.close();
+      await pool.end();
+    },
+  };
+}

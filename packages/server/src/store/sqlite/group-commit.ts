@@ -1,0 +1,74 @@
+// Group commit for SQLite writes: writes that arrive in the same turn of the event loop share one transaction,
+// so one fsync (synchronous=FULL) acknowledges many requests. Each write still resolves only after its commit.
+import type { Database } from 'better-sqlite3';
+import { StoreUnavailableError } from '../store.js';
+
+// SQLite errors that mean "cannot write right now" rather than a bug: locked by another process, disk full or failing.
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|PROTOCOL)/;
+
+/** A write failure as the service reports it: 503 for a database that cannot take writes now, else as it was. */
+export function asStoreError(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && UNAVAILABLE.test(code)) {
+    return new StoreUnavailableError(`the SQLite database cannot take writes (${code})`, { cause: error });
+  }
+  return error;
+}
+
+interface Pending<T> {
+  write: () => T;
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Returns `enqueue`, which runs a write in the next batch transaction and resolves once that batch is durable.
+ * `onBatch` hears each batch's size as it commits (metrics).
+ */
+export function createGroupCommit(
+  db: Database,
+  maxBatch = 256,
+  onBatch?: (size: number) => void,
+): <T>(write: () => T) => Promise<T> {
+  let queue: Pending<unknown>[] = [];
+  let scheduled = false;
+
+  const flush = () => {
+    scheduled = false;
+    const batch = queue;
+    if (batch.length === 0) return;
+    queue = [];
+    onBatch?.(batch.length);
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      db.transaction(() => {
+        for (const item of batch) {
+          // A failing statement rolls back only itself; the others in the batch still commit.
+          try {
+            outcomes.push({ ok: true, value: item.write() });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
+        }
+      })();
+    } catch (error) {
+      for (const item of batch) item.reject(asStoreError(error));
+      return;
+    }
+    batch.forEach((item, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(asStoreError(outcome.error));
+    });
+  };
+
+  return <T>(write: () => T) =>
+    new Promise<T>((resolve, reject) => {
+      queue.push({ write, resolve, reject } as Pending<unknown>);
+      if (queue.length >= maxBatch) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    });
+}

@@ -1,0 +1,65 @@
+// SQLite schema migrations, applied in order, each in its own transaction, recorded in schema_migrations.
+// ../postgres/migrations.ts mirrors them: same tables, same keys, same version numbers.
+
+export interface SqliteMigration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+export const sqliteMigrations: readonly SqliteMigration[] = [
+  {
+    version: 1,
+    description: 'plants owned by principals, and hashed bearer tokens',
+    sql: `
+      CREATE TABLE plants (
+        owner TEXT NOT NULL,
+        id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        tag TEXT,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        PRIMARY KEY (owner, id)
+      ) WITHOUT ROWID;
+      CREATE TABLE tokens (
+        id TEXT PRIMARY KEY,
+        subject TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        secret_hash BLOB NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        expires_at TEXT,
+        revoked_at TEXT
+      );`,
+  },
+  {
+    version: 2,
+    description: 'webhook subscriptions and the outbox of their deliveries (times in ms since the epoch)',
+    sql: `
+      CREATE TABLE webhook_subscriptions (
+        id TEXT PRIMARY KEY,
+        url TEXT NOT NULL,
+        subject TEXT,
+        secret TEXT NOT NULL,
+        previous_secret TEXT,
+        previous_secret_until INTEGER,
+        enabled INTEGER NOT NULL DEFAULT 1,
+        disabled_reason TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE webhook_deliveries (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        subscription_id TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        next_attempt_at INTEGER NOT NULL,
+        last_status INTEGER,
+        last_error TEXT,
+        finished_at INTEGER
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+      CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries (subscription_id);
+      CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (finished_at) WHERE status <> 'pending';`,
+  },
+];

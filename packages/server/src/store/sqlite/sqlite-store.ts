@@ -1,0 +1,215 @@
+// The embedded SQLite store (better-sqlite3): WAL with synchronous=FULL on every connection, so an answered write
+// survives a crash or power cut; ids are 64-bit integers bound and read as bigint, never rounded.
+// Writes are group-committed; pages and token lookups are cached until the database changes: this process's writes
+// forget what they may alter, and data_version catches commits by other processes sharing the file (`serve
+// --workers`, the CLI).
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { PageCache, pageChangedBy } from '../page-cache.js';
+import type { PlantPage, Store, TokenRecord } from '../store.js';
+import { type TokenRow, toTokenRecord } from '../token-row.js';
+import { checkBeforeOpen, watchFile } from './file-guard.js';
+import { asStoreError, createGroupCommit } from './group-commit.js';
+import { sqliteMigrations } from './migrations.js';
+import { createSqliteOutbox } from './outbox.js';
+
+// The page as JSON, built by SQLite: {"name":...} or {"name":...,"tag":...} per plant, in id order.
+const PAGE_SELECT = `SELECT json_group_array(
+    CASE WHEN tag IS NULL THEN json_object('name', name) ELSE json_object('name', name, 'tag', tag) END ORDER BY id
+  ) AS json, max(id) AS lastId`;
+
+export interface SqliteOptions {
+  /** Share one transaction (one fsync) among concurrent writes; off commits each write on its own. */
+  groupCommit?: boolean;
+  /** Most bytes of cached pages; clients choose limit and cursor freely, so the cache is bounded in bytes. */
+  pageCacheBytes?: number;
+  /** Hears the size of each group-commit batch (metrics). */
+  onGroupCommit?: (size: number) => void;
+  /** Cache token records by hash (default true; false only for the bench's `auth-cache` switch). */
+  tokenCache?: boolean;
+  /** Create a new database even where one was lost (`plant-store migrate`); otherwise start-up refuses. */
+  recreateLost?: boolean;
+}
+
+/** A connection to `path` (its directory created if needed) with the settings every store connection runs on. */
+export function openSqliteDatabase(path: string): Database.Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  if (path !== ':memory:') db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  // Waiting blocks the event loop, so a write lock held elsewhere is waited for briefly, then answered with 503.
+  db.pragma('busy_timeout = 1000');
+  return db;
+}
+
+/**
+ * Opens the database at `path` (created if missing, unless one was lost there: see file-guard.ts), or an
+ * in-memory one for ':memory:'.
+ */
+export function openSqliteStore(path: string, options: SqliteOptions = {}): Store {
+  if (path !== ':memory:') checkBeforeOpen(path, { recreate: options.recreateLost ?? false });
+  const db = openSqliteDatabase(path);
+  // The file that was opened, by device and inode: readiness fails once the path names another file or none.
+  const watch = path === ':memory:' ? null : watchFile(path, statSync(path, { bigint: true }));
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+
+  const write: <T>(work: () => T) => Promise<T> =
+    options.groupCommit === false
+      ? async (work) => {
+          try {
+            return work();
+          } catch (error) {
+            throw asStoreError(error);
+          }
+        }
+      : createGroupCommit(db, undefined, options.onGroupCommit);
+
+  // Statements touching tables that migrations create are prepared on first use.
+  const prepared = new Map<string, Database.Statement>();
+  const statement = (sql: string) => {
+    let found = prepared.get(sql);
+    if (!found) {
+      found = db.prepare(sql);
+      prepared.set(sql, found);
+    }
+    return found;
+  };
+
+  const outbox = createSqliteOutbox(db, write, statement);
+
+  // Read caches, valid while nothing has changed. data_version moves when another connection commits (read before
+  // every cached answer: a commit by another process is seen at once); this connection's own writes forget what
+  // they may alter.
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let seenVersion = -1;
+  const pages = new PageCache(options.pageCacheBytes);
+  const tokensByHash = new Map<string, TokenRecord & { secretHash: Buffer }>();
+  const fresh = () => {
+    const version = dataVersion.get() as number;
+    if (version !== seenVersion) {
+      seenVersion = version;
+      pages.clear();
+      tokensByHash.clear();
+    }
+  };
+
+  return {
+    cacheStats: () => pages.stats(),
+    kind: 'sqlite',
+    plants: {
+      async create(owner, plant) {
+        const insert = statement(
+          'INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT (owner, id) DO NOTHING',
+        );
+        const created = await write(() =>
+          outbox.createWithEvent(
+            owner,
+            plant,
+            () => insert.run(owner, plant.id, plant.name, plant.tag ?? null).changes === 1,
+          ),
+        );
+        if (created) {
+          pages.forgetIf(owner, (page, after) => pageChangedBy('create', plant.id, page, after));
+          outbox.committed();
+        }
+        return created;
+      },
+      async list(owner, { limit, after }): Promise<PlantPage> {
+        fresh();
+        const key = `${limit}:${after ?? ''}`;
+        const cached = pages.get(owner, key);
+        if (cached) return cached;
+        const rows =
+          after === undefined
+            ? `SELECT id, name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ?`
+            : `SELECT id, name, tag FROM plants WHERE owner = ? AND id > ? ORDER BY id LIMIT ?`;
+        const query = statement(`${PAGE_SELECT} FROM (${rows})`).safeIntegers(true);
+        const head = (after === undefined ? query.get(owner, limit) : query.get(owner, after, limit)) as {
+          json: string;
+          lastId: bigint | null;
+        };
+        const next = statement('SELECT 1 FROM plants WHERE owner = ? AND id > ? LIMIT 1');
+        const page: PlantPage = {
+          json: head.json,
+          lastId: head.lastId ?? undefined,
+          hasMore: head.lastId !== null && next.get(owner, head.lastId) !== undefined,
+        };
+        pages.set(owner, key, page, after);
+        return page;
+      },
+      async delete(owner, id) {
+        const remove = statement('DELETE FROM plants WHERE owner = ? AND id = ?');
+        const deleted = await write(() => remove.run(owner, id).changes === 1);
+        if (deleted) pages.forgetIf(owner, (page, after) => pageChangedBy('delete', id, page, after));
+        return deleted;
+      },
+    },
+    tokens: {
+      async insert(record, secretHash) {
+        const insert = statement(
+          `INSERT INTO tokens (id, subject, scopes, secret_hash, created_at, expires_at, revoked_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        );
+        await write(() =>
+          insert.run(
+            record.id,
+            record.subject,
+            record.scopes.join(','),
+            secretHash,
+            record.createdAt.toISOString(),
+            record.expiresAt?.toISOString() ?? null,
+            record.revokedAt?.toISOString() ?? null,
+          ),
+        );
+        tokensByHash.clear();
+      },
+      async findByHash(secretHash) {
+        fresh();
+        const key = secretHash.toString('latin1');
+        const cached = tokensByHash.get(key);
+        if (cached) return cached;
+        const row = statement('SELECT * FROM tokens WHERE secret_hash = ?').get(secretHash) as TokenRow | undefined;
+        if (!row) return undefined; // unknown hashes are not cached: random tokens must not grow the cache
+        const record = Object.freeze({ ...toTokenRecord(row), secretHash: row.secret_hash });
+        if (options.tokenCache !== false) tokensByHash.set(key, record);
+        return record;
+      },
+      async list() {
+        return (statement('SELECT * FROM tokens ORDER BY created_at, id').all() as TokenRow[]).map(toTokenRecord);
+      },
+      async revoke(id, at) {
+        const update = statement('UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?');
+        const revoked = await write(() => update.run(at.toISOString(), id).changes === 1);
+        tokensByHash.clear();
+        return revoked;
+      },
+    },
+    webhooks: outbox.repository,
+    async migrate() {
+      const applied: number[] = [];
+      const isApplied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
+      const record = db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)');
+      for (const migration of sqliteMigrations) {
+        // Each migration commits on its own, so a failing one keeps those before it. IMMEDIATE takes the write
+        // lock before the check, so processes starting together apply each migration once.
+        const apply = db.transaction(() => {
+          if (isApplied.get(migration.version) !== undefined) return false;
+          db.exec(migration.sql);
+          record.run(migration.version, new Date().toISOString());
+          return true;
+        });
+        if (apply.immediate()) applied.push(migration.version);
+      }
+      return applied;
+    },
+    async ping() {
+      db.prepare('SELECT 1').get();
+      watch?.check();
+    },
+    async close() {
+      watch?.stop();
+      if (db.open) db.close();
+    },
+  };
+}

@@ -1,0 +1,117 @@
+// Two real server processes on one PostgreSQL, each answering from its own caches: a plant created or deleted
+// through one, and a token revoked anywhere, are seen by the other within 100 ms (the change feed's NOTIFY); while
+// an instance's feed is down it answers from the database, never from its cache.
+import { randomBytes } from 'node:crypto';
+import { POSTGRES_URL, waitFor } from '@plant-store/test-kit';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueToken } from '../../../../src/auth/tokens.js';
+import { openStore } from '../../../../src/store/open-store.js';
+import type { Store } from '../../../../src/store/store.js';
+import { type ListenBlockingProxy, startListenBlockingProxy } from '../../../support/listen-blocking-proxy.js';
+import { type ServerProcess, startServerProcess } from '../../../support/process.js';
+
+/** The bound this service states for cross-instance invalidation. */
+const BOUND_MS = 100;
+const schema = `test_${randomBytes(6).toString('hex')}`;
+const url = `${POSTGRES_URL}?schema=${schema}`;
+let proxy: ListenBlockingProxy;
+let admin: Store;
+let direct: pg.Client;
+let a: ServerProcess;
+let b: ServerProcess;
+
+const get = (server: ServerProcess, token: string) =>
+  fetch(`${server.url}/plants?limit=100`, { headers: { authorization: `Bearer ${token}` } });
+const names = async (server: ServerProcess, token: string) =>
+  ((await (await get(server, token)).json()) as { name: string }[]).map((plant) => plant.name);
+const send = (server: ServerProcess, token: string, method: string, path: string, body?: unknown) =>
+  fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+let sneaked = 10_000;
+/** Waits until b answers `subject`'s page from its cache: a row inserted behind its back (no NOTIFY) stays unseen. */
+async function waitUntilCached(server: ServerProcess, token: string, subject: string) {
+  await waitFor(`a cached page on ${server.url}`, async () => {
+    const before = await names(server, token);
+    await direct.query(`INSERT INTO ${schema}.plants (owner, id, name) VALUES ($1, $2, 'hidden')`, [
+      subject,
+      sneaked++,
+    ]);
+    return (await names(server, token)).length === before.length;
+  });
+}
+/** Milliseconds until `condition` holds, polled every 2 ms; fails past a second. */
+async function timeUntil(condition: () => Promise<boolean>): Promise<number> {
+  const started = performance.now();
+  await waitFor('the change to be seen', condition, { timeoutMs: 1000, everyMs: 2 });
+  return performance.now() - started;
+}
+
+beforeAll(async () => {
+  admin = await openStore(url);
+  await admin.migrate();
+  direct = new pg.Client({ connectionString: POSTGRES_URL });
+  await direct.connect();
+  proxy = await startListenBlockingProxy();
+  const env = { RATE_LIMIT_MAX: '0' };
+  [a, b] = await Promise.all([
+    startServerProcess({ ...env, DATABASE_URL: url }),
+    startServerProcess({ ...env, DATABASE_URL: proxy.url(schema) }),
+  ]);
+}, 60_000);
+afterAll(async () => {
+  for (const server of [a, b]) server?.child.kill('SIGTERM');
+  await Promise.all([a?.exited, b?.exited]);
+  await admin.close();
+  await direct.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await direct.end();
+  await proxy.close();
+});
+
+describe('two instances with caches on one PostgreSQL', () => {
+  it(`see each other's creates and deletes within ${BOUND_MS} ms`, async () => {
+    const { token } = await issueToken(admin.tokens, { subject: 'shared' });
+    await waitUntilCached(b, token, 'shared');
+    expect((await send(a, token, 'POST', '/plants', { id: 1, name: 'from a' })).status).toBe(200);
+    expect(await timeUntil(async () => (await names(b, token)).includes('from a'))).toBeLessThan(BOUND_MS);
+    await waitUntilCached(b, token, 'shared');
+    expect((await send(a, token, 'DELETE', '/plants/1')).status).toBe(204);
+    expect(await timeUntil(async () => !(await names(b, token)).includes('from a'))).toBeLessThan(BOUND_MS);
+  });
+
+  it(`refuse a revoked token within ${BOUND_MS} ms, on every instance`, async () => {
+    const { token, record } = await issueToken(admin.tokens, { subject: 'to-revoke' });
+    expect((await get(a, token)).status).toBe(200);
+    expect((await get(b, token)).status).toBe(200);
+    // The CLI's `token revoke` does exactly this: the store's revoke, which NOTIFYs at commit.
+    expect(await admin.tokens.revoke(record.id, new Date())).toBe(true);
+    const seen = await Promise.all(
+      [a, b].map((server) => timeUntil(async () => (await get(server, token)).status === 401)),
+    );
+    for (const ms of seen) expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  it('answer from the database, not the cache, while the feed is down', async () => {
+    const { token } = await issueToken(admin.tokens, { subject: 'feed-down' });
+    await waitUntilCached(b, token, 'feed-down');
+    proxy.blockListen(true);
+    try {
+      const stored = async () =>
+        (await direct.query(`SELECT count(*)::int AS n FROM ${schema}.plants WHERE owner = 'feed-down'`)).rows[0].n;
+      await waitFor('b to read through', async () => (await names(b, token)).length === (await stored()), {
+        timeoutMs: 2000,
+      });
+      // a's writes NOTIFY, but b hears nothing now: it must read every answer from the database.
+      for (let id = 1; id <= 5; id++) {
+        expect((await send(a, token, 'POST', '/plants', { id, name: `down ${id}` })).status).toBe(200);
+        expect(await names(b, token)).toHaveLength(await stored());
+      }
+    } finally {
+      proxy.blockListen(false);
+    }
+    await waitUntilCached(b, token, 'feed-down');
+  });
+});
