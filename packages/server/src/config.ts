@@ -1,7 +1,7 @@
 // Configuration: read from the environment once, at start-up, validated into a frozen object that is passed in.
 // A bad value stops start-up with a message naming the variable and what it accepts.
 import { DEFAULT_PAGE_CACHE_BYTES } from './store/page-cache.js';
-import { DEFAULT_POOL_SIZE } from './store/postgres/postgres-store.js';
+import { DEFAULT_POOL_SIZE } from './store/postgres/pool-size.js';
 
 /**
  * The deadline of each wait on the database (a pooled connection, a statement, a lock): 20% of the request timeout.

@@ -12,6 +12,7 @@ import { ChangeFeed, channelFor, encodeChange, notifyPrefix } from './change-fee
 import { CreateBatch } from './create-batch.js';
 import { postgresMigrations } from './migrations.js';
 import { createPostgresOutbox } from './outbox.js';
+import { DEFAULT_POOL_SIZE } from './pool-size.js';
 
 // Any 64-bit key; the lock only serialises this service's migrations.
 const MIGRATION_LOCK = 7_164_217_400_118_001;
@@ -62,9 +63,6 @@ const REVOKE_TOKEN = `WITH revoked AS (UPDATE tokens SET revoked_at = COALESCE(r
 
 /** The deadline of a database call when none is given. */
 const DEFAULT_POSTGRES_TIMEOUT_MS = 5_000;
-
-/** Connections in the pool by default (DATABASE_POOL_SIZE), per process. */
-export const DEFAULT_POOL_SIZE = 10;
 
 // Errors that mean the database cannot be reached right now, as opposed to a bug in a query.
 function isUnavailable(error: unknown): boolean {
