@@ -41,7 +41,7 @@ export async function runServer(config: Config): Promise<void> {
   });
   await store.migrate();
   // With REDIS_URL the rate-limit counters are shared by every instance; without it each process counts on its own.
-  const redis = config.rateLimit && config.redisUrl ? await createRateLimitRedis(config.redisUrl) : undefined;
+  const redis = config.rateLimit?.max && config.redisUrl ? await createRateLimitRedis(config.redisUrl) : undefined;
   const app = await buildApp({ config, store, redis, observability });
   if (created) app.log.warn({ database: file }, 'created a new, empty SQLite database (none was there before)');
   app.addHook('onClose', async () => {
