@@ -110,7 +110,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     specification: structuredClone(contract.document),
     operationResolver: operationResolver(contract, handlers, securityHandlers, store),
   });
-  if (!config.benchOff.includes('webhook-worker')) registerWebhookDelivery(app, config, store);
+  if (!config.benchOff.includes('webhook-worker')) registerWebhookDelivery(app, config, store, observability.metrics);
   if (config.benchOff.length > 0) {
     app.log.warn({ off: config.benchOff }, 'PLANT_STORE_BENCH_OFF: layers switched off for measuring; never deploy so');
   }

@@ -1,7 +1,7 @@
-// Picks the store a DATABASE_URL names: sqlite:<path>, sqlite::memory: or postgres://. The one place that switches.
-// Each engine's module is imported only when named, so a SQLite service never loads pg, nor a PostgreSQL one
-// better-sqlite3.
+// The registry of store engines: picks the one a DATABASE_URL names (sqlite:<path>, sqlite::memory:, postgres://,
+// memory:). The one place that switches; a new engine is its folder plus one line in ENGINES.
 import { resolve } from 'node:path';
+import { MEMORY_URL, openMemoryStore } from './memory/memory-store.js';
 import type { Store } from './store.js';
 
 export interface OpenOptions {
@@ -27,17 +27,45 @@ export function sqliteFileOf(databaseUrl: string): string | undefined {
   return resolve(databaseUrl.slice('sqlite:'.length));
 }
 
+interface Engine {
+  /** Store.kind of the stores it opens. */
+  kind: string;
+  /** True when `databaseUrl` names this engine. */
+  accepts(databaseUrl: string): boolean;
+  open(databaseUrl: string, options: OpenOptions): Promise<Store> | Store;
+}
+
+const ENGINES: readonly Engine[] = [
+  { kind: 'postgres', accepts: (url) => /^postgres(ql)?:\/\//.test(url), open: openPostgres },
+  { kind: 'sqlite', accepts: (url) => url.startsWith('sqlite:'), open: openSqlite },
+  { kind: 'memory', accepts: (url) => url === MEMORY_URL, open: () => openMemoryStore() },
+];
+
+/** The engine a DATABASE_URL names, or undefined. */
+export function engineOf(databaseUrl: string): string | undefined {
+  return ENGINES.find((engine) => engine.accepts(databaseUrl))?.kind;
+}
+
 export async function openStore(databaseUrl: string, options: OpenOptions = {}): Promise<Store> {
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    const { openPostgresStore } = await import('./postgres/postgres-store.js');
-    return openPostgresStore({
-      url: databaseUrl,
-      ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
-      ...(options.tokenCache === false ? { tokenCache: false } : {}),
-    });
-  }
+  const engine = ENGINES.find((candidate) => candidate.accepts(databaseUrl));
+  if (!engine) throw new TypeError(`unsupported DATABASE_URL "${databaseUrl}"`);
+  return engine.open(databaseUrl, options);
+}
+
+// Each engine's module is imported only when named, so a SQLite service never loads pg, nor a PostgreSQL one
+// better-sqlite3.
+async function openPostgres(databaseUrl: string, options: OpenOptions): Promise<Store> {
+  const { openPostgresStore } = await import('./postgres/postgres-store.js');
+  return openPostgresStore({
+    url: databaseUrl,
+    ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
+    ...(options.tokenCache === false ? { tokenCache: false } : {}),
+  });
+}
+
+async function openSqlite(databaseUrl: string, options: OpenOptions): Promise<Store> {
   const sqlite = {
     groupCommit: options.groupCommit ?? true,
     recreateLost: options.recreateLost ?? false,
