@@ -37,10 +37,11 @@ export async function runServer(config: Config): Promise<void> {
     groupCommit: config.sqliteGroupCommit,
     pageCacheBytes: config.pageCacheBytes,
     timeoutMs: databaseTimeoutMs(config.requestTimeoutMs),
+    ...(config.benchOff.includes('auth-cache') ? { tokenCache: false } : {}),
   });
   await store.migrate();
   // With REDIS_URL the rate-limit counters are shared by every instance; without it each process counts on its own.
-  const redis = config.rateLimit?.max && config.redisUrl ? createRateLimitRedis(config.redisUrl) : undefined;
+  const redis = config.rateLimit?.max && config.redisUrl ? await createRateLimitRedis(config.redisUrl) : undefined;
   const app = await buildApp({ config, store, redis, observability });
   if (created) app.log.warn({ database: file }, 'created a new, empty SQLite database (none was there before)');
   if (store.kind === 'memory') {
