@@ -38,10 +38,17 @@ export async function runServer(config: Config): Promise<void> {
     pageCacheBytes: config.pageCacheBytes,
     timeoutMs: databaseTimeoutMs(config.requestTimeoutMs),
   });
-  await store.migrate();
   // With REDIS_URL the rate-limit counters are shared by every instance; without it each process counts on its own.
   const redis = config.rateLimit && config.redisUrl ? createRateLimitRedis(config.redisUrl) : undefined;
-  const app = await buildApp({ config, store, redis, observability });
+  const app = await store
+    .migrate()
+    .then(() => buildApp({ config, store, redis, observability }))
+    .catch(async (error: unknown) => {
+      // Start-up stops here: close what is open, so the process can exit.
+      redis?.disconnect();
+      await store.close().catch(() => {});
+      throw error;
+    });
   if (created) app.log.warn({ database: file }, 'created a new, empty SQLite database (none was there before)');
   app.addHook('onClose', async () => {
     await redis?.quit().catch(() => redis.disconnect());
@@ -73,5 +80,10 @@ export async function runServer(config: Config): Promise<void> {
     },
   );
 
-  await app.listen({ host: config.host, port: config.port });
+  // A port that cannot be bound stops start-up too: close the store, Redis and the metrics listener, so nothing keeps
+  // the process alive and a supervisor sees it exit.
+  await app.listen({ host: config.host, port: config.port }).catch(async (error: unknown) => {
+    await app.close();
+    throw error;
+  });
 }
