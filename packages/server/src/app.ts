@@ -21,6 +21,7 @@ import { registerNotFoundHandler } from './http/not-found.js';
 import { type Contract, loadContract } from './http/openapi-document.js';
 import { registerOperationalRoutes } from './http/operational-routes.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { registerRequestBodies } from './http/request-bodies.js';
 import { registerRequestIdHeader, requestId } from './http/request-id.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerValidation } from './http/validation.js';
@@ -86,6 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // so those answers carry the same headers.
   registerNotFoundHandler(app, contract.operations);
   registerCloseAfterEarlyAnswer(app);
+  registerRequestBodies(app);
   await registerLoadShedding(app, config.maxEventLoopDelayMs);
   await registerCors(
     app,

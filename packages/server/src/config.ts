@@ -1,5 +1,6 @@
 // Configuration: read from the environment once, at start-up, validated into a frozen object that is passed in.
 // A bad value stops start-up with a message naming the variable and what it accepts.
+import { isIP } from 'node:net';
 import { DEFAULT_PAGE_CACHE_BYTES } from './store/page-cache.js';
 import { DEFAULT_POOL_SIZE } from './store/postgres/postgres-store.js';
 
@@ -44,8 +45,8 @@ export interface Config {
   readonly jwt: JwtConfig | null;
   readonly logLevel: LogLevel;
   /**
-   * Requests per principal per window, and per client address for requests without a valid token
-   * (`anonymousMax`, 0 for no such limit); null turns rate limiting off.
+   * Requests per principal per window (`max`, 0 for no such limit), and per client address for requests without a
+   * valid token (`anonymousMax`, 0 for no such limit); null when both are 0. Each budget is switched off on its own.
    */
   readonly rateLimit: { readonly max: number; readonly windowMs: number; readonly anonymousMax: number } | null;
   /** Event-loop delay in ms beyond which requests are shed with 503 (load shedding); 0 turns it off. */
@@ -60,7 +61,11 @@ export interface Config {
   readonly keepAliveTimeoutMs: number;
   /** How long graceful shutdown waits for in-flight requests before closing anyway. */
   readonly shutdownTimeoutMs: number;
-  readonly trustProxy: boolean;
+  /**
+   * Whose `X-Forwarded-For` to believe: false for nobody (request.ip is the peer), or the proxies' own addresses and CIDR
+   * ranges, comma-separated (request.ip is then the address the outermost trusted proxy saw).
+   */
+  readonly trustProxy: false | string;
   /** Prometheus metrics: where their own listener binds (METRICS_HOST, METRICS_PORT); null when METRICS_PORT=off. */
   readonly metrics: { readonly host: string; readonly port: number } | null;
   /** OpenTelemetry tracing, on through the standard OTEL_* variables (see tracingEnabled); the SDK reads the rest. */
@@ -183,6 +188,40 @@ function redisUrl(raw: string | undefined): string | null {
   return value;
 }
 
+/** proxy-addr's names for address ranges (127.0.0.0/8 and ::1; 169.254.0.0/16 and fe80::/10; private ranges). */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function proxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address = '', bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: `false` (default) or the addresses of the proxies in front. `true` (every hop) is refused, since any
+ * client could then write its own address into X-Forwarded-For and escape the per-address limits; so is a hop count,
+ * which cannot tell a proxy from a client that reaches the instance directly (Fastify 5 trusts no hop for one).
+ */
+function trustProxy(raw: string | undefined): Config['trustProxy'] {
+  const value = raw?.trim().toLowerCase() ?? '';
+  if (['', '0', 'false', 'no', 'off'].includes(value)) return false;
+  const hint =
+    'set the addresses or CIDR ranges of the proxies in front, e.g. TRUST_PROXY=10.0.0.5,10.0.1.0/24 ' +
+    '(or loopback, linklocal, uniquelocal)';
+  if (['true', 'yes', 'on'].includes(value) || /^\d+$/.test(value)) {
+    throw new ConfigError(
+      `TRUST_PROXY=${raw?.trim()} cannot tell a proxy from a client that sends X-Forwarded-For itself; ${hint}`,
+    );
+  }
+  const entries = value.split(',').map((entry) => entry.trim());
+  const bad = entries.find((entry) => !proxyAddress(entry));
+  if (bad !== undefined) throw new ConfigError(`TRUST_PROXY: "${bad}" is not an address or CIDR range; ${hint}`);
+  return entries.join(',');
+}
+
 /** The default metrics port: OpenTelemetry's Prometheus exporter's. */
 const DEFAULT_METRICS_PORT = 9464;
 
@@ -224,14 +263,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jwt: jwt(env),
     logLevel,
     rateLimit:
-      rateLimitMax === 0 ? null : Object.freeze({ max: rateLimitMax, windowMs: rateLimitWindowMs, anonymousMax }),
+      rateLimitMax === 0 && anonymousMax === 0
+        ? null
+        : Object.freeze({ max: rateLimitMax, windowMs: rateLimitWindowMs, anonymousMax }),
     maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 2_000, 0, 600_000),
     pageCacheBytes: integer(env, 'PAGE_CACHE_BYTES', DEFAULT_PAGE_CACHE_BYTES, 0, 4 * 1024 * 1024 * 1024),
     corsOrigins: Object.freeze(origins(env.CORS_ORIGINS)),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 10_000, 100, 600_000),
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
-    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     webhooks: Object.freeze({
       allowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 600_000),

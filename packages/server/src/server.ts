@@ -39,7 +39,7 @@ export async function runServer(config: Config): Promise<void> {
     timeoutMs: databaseTimeoutMs(config.requestTimeoutMs),
   });
   // With REDIS_URL the rate-limit counters are shared by every instance; without it each process counts on its own.
-  const redis = config.rateLimit && config.redisUrl ? createRateLimitRedis(config.redisUrl) : undefined;
+  const redis = config.rateLimit?.max && config.redisUrl ? createRateLimitRedis(config.redisUrl) : undefined;
   const app = await store
     .migrate()
     .then(() => buildApp({ config, store, redis, observability }))

@@ -50,7 +50,7 @@ export interface FakePlantStore {
   fetch: (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
   /** Issues a bearer token for `subject`, with `read` and `write` unless `scopes` says otherwise. */
   createToken(options: { subject: string; scopes?: readonly FakeScope[] }): string;
-  /** Revokes a token: it is answered with 401 "the bearer token has been revoked" from then on. */
+  /** Revokes a token: it is answered with 401 "the bearer token is not recognised" from then on, as an unknown one. */
   revokeToken(token: string): void;
   /** Stores plants for `subject` as if it had created them (an id it already has is replaced). */
   seed(subject: string, plants: readonly SeedPlant[]): void;
@@ -172,8 +172,8 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     const match = BEARER.exec(header);
     if (!match?.[1]) throw unauthorized('the bearer token is malformed', 'invalid_token');
     const token = tokens.get(match[1]);
-    if (!token) throw unauthorized('the bearer token is not recognised', 'invalid_token');
-    if (token.revoked) throw unauthorized('the bearer token has been revoked', 'invalid_token');
+    // Revoked is answered as unknown, as the service does: a 401 never tells whether a token exists.
+    if (!token || token.revoked) throw unauthorized('the bearer token is not recognised', 'invalid_token');
     const operation = OPERATIONS[`${request.method} ${route}`];
     if (operation && !token.scopes.includes(operation.scope)) {
       throw new Refusal(403, `this token lacks the "${operation.scope}" scope that ${operation.operationId} needs`, {

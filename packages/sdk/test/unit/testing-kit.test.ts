@@ -43,7 +43,7 @@ describe('createFakePlantStore', () => {
     fake.revokeToken(readerToken);
     await expect(reader.plants.list()).rejects.toMatchObject({
       constructor: AuthenticationError,
-      message: 'the bearer token has been revoked',
+      message: 'the bearer token is not recognised',
     });
     fake.reset();
     const writer = createPlantStoreClient({ baseUrl, token: fake.createToken({ subject: 'w' }), fetch: fake.fetch });

@@ -29,9 +29,12 @@ function hasQueryToken(request: FastifyRequest): boolean {
   return query !== undefined && query !== null && Object.hasOwn(query, 'access_token');
 }
 
+// A revoked token is answered exactly like one that never existed, so a caller holding a leaked or guessed token
+// learns nothing about whether it was ever real.
+const NOT_RECOGNISED = 'the bearer token is not recognised';
 const REASONS = {
-  unknown: 'the bearer token is not recognised',
-  revoked: 'the bearer token has been revoked',
+  unknown: NOT_RECOGNISED,
+  revoked: NOT_RECOGNISED,
   expired: 'the bearer token has expired',
   invalid: 'the bearer token is not valid: check its signature, issuer, audience and dates',
 } as const;

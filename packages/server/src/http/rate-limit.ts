@@ -10,6 +10,7 @@ import { registerAnonymousLimit } from './anonymous-limit.js';
 import { createFallbackStore, type RateLimitBackend } from './rate-limit-store.js';
 
 export interface RateLimitOptions {
+  /** Requests per principal and window; 0 for no such limit (the anonymous budget stays). */
   max: number;
   windowMs: number;
   /** Requests per client address and window that end without a valid token; 0 for no such limit. */
@@ -38,6 +39,7 @@ export async function registerRateLimit(
   options: RateLimitOptions,
 ): Promise<RateLimitBackend | null> {
   if (options.anonymousMax > 0) registerAnonymousLimit(app, { max: options.anonymousMax, windowMs: options.windowMs });
+  if (options.max === 0) return null;
   const { redis } = options;
   const fallback = redis
     ? createFallbackStore(redis, 'plant-store:rate:', {

@@ -6,6 +6,7 @@ import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { FastifyPluginCallback, FastifyRequest } from 'fastify';
+import { redactedUrlAttributes } from '../http/url-redaction.js';
 import type { SpanAround } from './instrumented-store.js';
 
 export interface Tracing {
@@ -34,6 +35,9 @@ export function startTracing(env: Record<string, string | undefined> = process.e
       span.updateName(operationId ?? `${request.method} ${request.routeOptions.url ?? ''}`.trim());
       if (operationId) span.setAttribute('plant_store.operation_id', operationId);
       span.setAttribute('plant_store.request_id', request.id);
+      // @fastify/otel sets url.path to the raw URL, query included: tokens in it must not reach the collector. The
+      // log's redaction rule applies (url-redaction.ts): the path alone, and the query redacted apart.
+      span.setAttributes(redactedUrlAttributes(request.url));
     },
   });
   const sdk = new NodeSDK({

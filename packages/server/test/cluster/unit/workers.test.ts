@@ -21,8 +21,10 @@ describe('rate limits per worker', () => {
   it('leaves the limits whole when Redis shares the counts, or when rate limiting is off', () => {
     const shared = loadConfig({ RATE_LIMIT_MAX: '20', REDIS_URL: 'redis://127.0.0.1:6379' });
     expect(perWorker(shared, 4)).toBe(shared);
-    const off = loadConfig({ RATE_LIMIT_MAX: '0' });
+    const off = loadConfig({ RATE_LIMIT_MAX: '0', RATE_LIMIT_ANONYMOUS_MAX: '0' });
     expect(perWorker(off, 4)).toBe(off);
+    const anonymousOnly = loadConfig({ RATE_LIMIT_MAX: '0', RATE_LIMIT_ANONYMOUS_MAX: '8' });
+    expect(perWorker(anonymousOnly, 4).rateLimit).toMatchObject({ max: 0, anonymousMax: 2 });
   });
 });
 

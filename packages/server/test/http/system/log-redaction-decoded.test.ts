@@ -1,7 +1,7 @@
 // Issue 10, item 7: a token in the query string never reaches the log, however its name is percent-encoded.
 import { createTestDatabase, type TestDatabase } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactQuery } from '../../../src/http/logger.js';
+import { redactQuery } from '../../../src/http/url-redaction.js';
 import { type ServerProcess, startServerProcess } from '../../support/process.js';
 
 let database: TestDatabase;

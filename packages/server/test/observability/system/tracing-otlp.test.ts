@@ -178,6 +178,20 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(attribute(serverSpan!, 'http.route')).toBe('/plants/:id');
   });
 
+  it("exports url.path without the query and url.query with tokens redacted, by the log's rule", async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const query = 'limit=2&access%5Ftoken=pst_TRACESECRET1&%61ccess_token=pst_TRACESECRET2';
+    const response = await fetch(`${server.url}/plants?${query}`, {
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+    });
+    expect(response.status).toBe(400);
+    await waitFor('the refused request span', () => spans.some((span) => span.traceId === traceId));
+    const serverSpan = spans.find((span) => span.traceId === traceId && span.kind === 2)!;
+    expect(attribute(serverSpan, 'url.path')).toBe('/plants');
+    expect(attribute(serverSpan, 'url.query')).toBe('limit=2&access%5Ftoken=[redacted]&%61ccess_token=[redacted]');
+    expect(JSON.stringify(spans)).not.toContain('TRACESECRET');
+  });
+
   it('loads the OpenTelemetry SDK', () => {
     expect(sdkModules(server)).toContainEqual(expect.stringContaining('/@opentelemetry/sdk-node/'));
     expect(sdkModules(server)).toContainEqual(expect.stringContaining('/@fastify/otel/'));

@@ -51,13 +51,16 @@ describe('bearer authentication', () => {
     expect(answer.json()).toEqual({ error: 401, message: 'the bearer token is not recognised' });
   });
 
-  it('answers 401 for a revoked token', async () => {
+  it('answers a revoked token exactly as an unknown one, so a 401 never tells whether a token exists', async () => {
     const issued = await issueToken(t.store.tokens, { subject: 'revokee' });
     expect((await get({ authorization: `Bearer ${issued.token}` })).status).toBe(200);
     await t.store.tokens.revoke(issued.record.id, new Date());
     const answer = await get({ authorization: `Bearer ${issued.token}` });
+    const unknown = await get({ authorization: 'Bearer pst_notarealtoken' });
     expect(answer.status).toBe(401);
-    expect(answer.json()).toEqual({ error: 401, message: 'the bearer token has been revoked' });
+    expect(answer.json()).toEqual({ error: 401, message: 'the bearer token is not recognised' });
+    expect(answer.headers['www-authenticate']).toBe(unknown.headers['www-authenticate']);
+    expect(answer.text).toBe(unknown.text);
   });
 
   it('answers 401 for an expired token', async () => {

@@ -35,7 +35,7 @@ describe('rate limits for requests without a valid token', () => {
   });
 
   it('counts each address on its own', async () => {
-    t = await createTestApp({ env: { RATE_LIMIT_ANONYMOUS_MAX: '2', TRUST_PROXY: 'true' } });
+    t = await createTestApp({ env: { RATE_LIMIT_ANONYMOUS_MAX: '2', TRUST_PROXY: '127.0.0.1' } });
     const from = (address: string) =>
       call(t!.app, { method: 'GET', url: '/plants', path: '/plants', headers: { 'x-forwarded-for': address } });
     expect([(await from('10.0.0.1')).status, (await from('10.0.0.1')).status]).toEqual([401, 401]);
