@@ -1,9 +1,10 @@
-// Verification of identity-provider JWT bearer tokens with jose: keys from a JWKS URL (cached, refetched on an
-// unknown key id), a PEM public key, or a shared secret; issuer, audience, exp and nbf checked with a small tolerance.
+// Verification of identity-provider JWT bearer tokens with jose: keys from a JWKS URL (cached and bounded, see
+// jwks.ts), a PEM public key, or a shared secret; issuer, audience, exp and nbf checked with a small tolerance.
 
 import { SCOPES, type Scope } from '@plant-store/contract';
-import { createRemoteJWKSet, errors, importSPKI, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { errors, importSPKI, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { JwtConfig } from '../config.js';
+import { createJwksKeys } from './jwks.js';
 import { assertValidSubject } from './principal.js';
 
 export type JwtResult =
@@ -28,10 +29,7 @@ export async function createJwtVerifier(config: JwtConfig): Promise<JwtVerifier>
   let key: JWTVerifyGetKey | Uint8Array | CryptoKey;
   let algorithms: readonly string[];
   if (config.jwksUrl) {
-    key = createRemoteJWKSet(new URL(config.jwksUrl), {
-      cacheMaxAge: 10 * 60_000,
-      cooldownDuration: config.jwksCooldownMs,
-    });
+    key = createJwksKeys(new URL(config.jwksUrl), { cooldownMs: config.jwksCooldownMs });
     algorithms = config.algorithms ?? ['RS256', 'PS256', 'ES256', 'EdDSA'];
   } else if (config.publicKey) {
     const algorithm = config.algorithms?.[0] ?? 'RS256';
