@@ -1,9 +1,10 @@
-// The contract's types, generated from openapi.yaml (./openapi.ts), small type helpers keyed by operationId, and the
+// The contract's types, generated from openapi.yaml (./generated/openapi.ts), small type helpers keyed by operationId, and the
 // few run-time facts every package shares: the scopes, the int64 bounds, exact JSON and the OpenAPI walk. The document itself
 // (its path, reading it) is the Node-only subpath `@plant-store/contract/document`.
-import type { components, operations, paths, webhooks } from './openapi.js';
+import type { components, operations, paths, webhooks } from './generated/openapi.js';
 
 export { ApiError } from './api-error.js';
+export { CURSOR_NOT_ISSUED_MESSAGE, decodeCursor, encodeCursor, nextPageLink } from './cursor.js';
 export {
   JsonBodyError,
   MAX_EXACT_INTEGERS,
@@ -11,8 +12,20 @@ export {
   MAX_JSON_DEPTH,
   parseJsonExact,
 } from './exact-json.js';
+export { BODY_LIMIT_BYTES, CONTRACT_METHODS, LIMITS, OPERATIONS } from './generated/operations.js';
 export { INT64_MAX, INT64_MIN, INT64_RANGE_MESSAGE, INTEGER_TEXT, isInt64, toInt64 } from './int64.js';
 export { flattenAllOf, HTTP_METHODS, type HttpMethod, type OperationEntry, operationsOf } from './openapi-walk.js';
+export type { BodyFacts, FieldFacts, OperationFacts, ParameterFacts, ValueFacts } from './operation-facts.js';
+export {
+  type BrokenRule,
+  checkBody,
+  checkParameters,
+  checkValue,
+  describeBrokenRule,
+  detailOfBrokenRule,
+  type ErrorDetail,
+  type Problem,
+} from './request-rules.js';
 export { isScope, SCOPES, type Scope } from './scopes.js';
 export type { components, operations, paths, webhooks };
 

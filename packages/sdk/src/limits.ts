@@ -1,19 +1,18 @@
-// The contract's bounds, for forms that check before sending. Copied from openapi.yaml's schemas and parameters;
-// test/unit/errors-for-ui.test.ts ("the contract's limits") reads the contract and fails when these drift from it.
-import { INT64_MAX, INT64_MIN } from '@plant-store/contract';
+// The contract's bounds, for forms that check before sending: read from the contract's generated runtime facts
+// (openapi.yaml -> `pnpm gen`), so a bound changed in the contract changes here with the next build.
+import { INT64_MAX, INT64_MIN, LIMITS } from '@plant-store/contract';
 
 /** The bounds the service enforces, from the contract: `name` and `tag` lengths and the page size `limit`. */
 export const PLANT_STORE_LIMITS = Object.freeze({
-  /** `name`: 1 to 200 characters, no control characters. */
-  name: Object.freeze({ minLength: 1, maxLength: 200 }),
-  /** `tag` (optional): 1 to 100 characters, no control characters. */
-  tag: Object.freeze({ minLength: 1, maxLength: 100 }),
-  /** `limit` of `list`/`listPage` (and `pageSize` of `listAll`): 1 to 1000, default 100. */
-  limit: Object.freeze({ minimum: 1, maximum: 1000, default: 100 }),
+  /** `name`: its length bounds; no control characters (PLANT_TEXT_PATTERN). */
+  name: Object.freeze({ minLength: LIMITS.name.minLength, maxLength: LIMITS.name.maxLength }),
+  /** `tag` (optional): its length bounds; no control characters. */
+  tag: Object.freeze({ minLength: LIMITS.tag.minLength, maxLength: LIMITS.tag.maxLength }),
+  /** `limit` of `list`/`listPage` (and `pageSize` of `listAll`): its range and default. */
+  limit: Object.freeze({ minimum: LIMITS.limit.minimum, maximum: LIMITS.limit.maximum, default: LIMITS.limit.default }),
   /** Ids: the signed 64-bit range. */
   id: Object.freeze({ minimum: INT64_MIN, maximum: INT64_MAX }),
 });
 
 /** The pattern `name` and `tag` must match: no control characters (C0 U+0000 to U+001F, DEL U+007F, C1 U+0080 to U+009F). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the contract's own rule is about control characters.
-export const PLANT_TEXT_PATTERN = /^[^\u0000-\u001F\u007F-\u009F]*$/;
+export const PLANT_TEXT_PATTERN = new RegExp(LIMITS.name.pattern, 'u');

@@ -105,6 +105,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     specification: structuredClone(contract.document),
     operationResolver: operationResolver(contract, handlers, securityHandlers, store),
   });
-  registerWebhookDelivery(app, config, store);
+  registerWebhookDelivery(app, config, store, observability.metrics);
   return app;
 }

@@ -81,6 +81,12 @@ export interface WebhookConfig {
   readonly timeoutMs: number;
   /** Deliveries in flight at once, per process. */
   readonly concurrency: number;
+  /** Deliveries of one subscription in flight at once, across every instance (its queue's cap). */
+  readonly perSubscription: number;
+  /** Failed attempts in a row (timeouts, connection errors, 408, 429, 5xx) that open a subscription's circuit. */
+  readonly circuitFailures: number;
+  /** How long an open circuit stays open the first time (then doubled, at most 10 minutes or this, if longer). */
+  readonly circuitOpenMs: number;
   /** How often the worker looks for due deliveries queued elsewhere (other processes, retries, the CLI). */
   readonly pollMs: number;
   /** Delay before the first retry; later ones follow a schedule scaled from it (5 s, 5 min, 30 min, 2 h, ...). */
@@ -119,11 +125,11 @@ function boolean(env: Record<string, string | undefined>, name: string, fallback
 
 function databaseUrl(raw: string | undefined): string {
   const value = raw?.trim() || DEFAULT_DATABASE_URL;
-  if (value === 'sqlite::memory:') return value;
+  if (value === 'sqlite::memory:' || value === 'memory:') return value;
   if (/^sqlite:.+/.test(value)) return value;
   if (/^postgres(ql)?:\/\/.+/.test(value)) return value;
   throw new ConfigError(
-    `DATABASE_URL must be sqlite:<file path>, sqlite::memory: or postgres://user@host:port/database, got "${value}"`,
+    `DATABASE_URL must be sqlite:<file path>, sqlite::memory:, postgres://user@host:port/database or memory:, got "${value}"`,
   );
 }
 
@@ -276,7 +282,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhooks: Object.freeze({
       allowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 600_000),
-      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 16, 1, 1000),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1000),
+      perSubscription: integer(env, 'WEBHOOK_PER_SUBSCRIPTION', 4, 1, 1000),
+      circuitFailures: integer(env, 'WEBHOOK_CIRCUIT_FAILURES', 5, 1, 1000),
+      circuitOpenMs: integer(env, 'WEBHOOK_CIRCUIT_OPEN_MS', 30_000, 100, 3_600_000),
       pollMs: integer(env, 'WEBHOOK_POLL_MS', 250, 10, 500),
       retryFirstMs: integer(env, 'WEBHOOK_RETRY_FIRST_MS', 5_000, 10, 3_600_000),
       retryPeriodMs: integer(env, 'WEBHOOK_RETRY_PERIOD_MS', 86_400_000, 1_000, 30 * 86_400_000),

@@ -50,6 +50,12 @@ export async function runServer(config: Config): Promise<void> {
       throw error;
     });
   if (created) app.log.warn({ database: file }, 'created a new, empty SQLite database (none was there before)');
+  if (store.kind === 'memory') {
+    app.log.warn(
+      { database: config.databaseUrl },
+      'DATABASE_URL=memory: NOTHING IS KEPT: every plant, token and webhook is lost when this process ends',
+    );
+  }
   app.addHook('onClose', async () => {
     await redis?.quit().catch(() => redis.disconnect());
     await store.close();

@@ -1,18 +1,35 @@
 // An in-memory Plant Store behind a `fetch`: the contract's three operations with the service's validation rules and
 // messages, bearer tokens with scopes, ownership by subject, paging with Link, exact int64 ids, and 429 or 5xx on
 // demand. Only web-platform globals (Request, Response, URL, crypto.getRandomValues): it runs in browsers too.
-import { JsonBodyError, type Plant, parseJsonExact } from '@plant-store/contract';
+//
+// What the contract says is not copied here: routes, scopes, the body limit, every bound and the order rules are
+// checked in come from the contract's generated facts (OPERATIONS, BODY_LIMIT_BYTES), and the checks, their messages
+// and `details`, the cursor codec and the Link builder are the very functions the service runs.
 import {
+  BODY_LIMIT_BYTES,
+  CURSOR_NOT_ISSUED_MESSAGE,
+  checkBody,
+  checkParameters,
+  decodeCursor,
   type ErrorDetail,
-  toInt64,
-  type ValidPlant,
-  validateListQuery,
-  validateNewPlant,
-  validatePathId,
-} from './validate.js';
+  JsonBodyError,
+  nextPageLink,
+  OPERATIONS,
+  type OperationFacts,
+  type Plant,
+  type Problem,
+  parseJsonExact,
+  type Scope,
+} from '@plant-store/contract';
 
-/** A scope a fake token may carry: `read` lists, `write` creates and deletes. */
-export type FakeScope = 'read' | 'write';
+/** A scope a fake token may carry: `read` lists, `write` creates and deletes (the contract's scopes). */
+export type FakeScope = Scope;
+
+interface ValidPlant {
+  id: bigint;
+  name: string;
+  tag?: string;
+}
 
 /** A plant to seed, as the service stores it: its id (number or bigint), name and optional tag. */
 export interface SeedPlant {
@@ -64,19 +81,25 @@ export interface FakePlantStore {
   reset(): void;
 }
 
-const BODY_LIMIT = 16_384;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 const REALM = 'realm="plant-store"';
-const ROUTES = [
-  { pattern: /^\/plants$/, template: '/plants', methods: ['GET', 'POST'] },
-  { pattern: /^\/plants\/[^/]+$/, template: '/plants/{id}', methods: ['DELETE'] },
-];
-const OPERATIONS: Record<string, { operationId: string; scope: FakeScope }> = {
-  'GET /plants': { operationId: 'getPlants', scope: 'read' },
-  'POST /plants': { operationId: 'createPlant', scope: 'write' },
-  'DELETE /plants/{id}': { operationId: 'deletePlant', scope: 'write' },
-};
+
+// /plants/{id} -> ^/plants/([^/]+)$, and the names of its parameters.
+function templateToPattern(path: string): { pattern: RegExp; names: string[] } {
+  const names = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
+  const literal = path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'));
+  return { pattern: new RegExp(`^${literal.join('([^/]+)')}$`), names };
+}
+
+/** The contract's paths, each with its operations by method. */
+const ROUTES = [...new Set(OPERATIONS.map((operation) => operation.path))].map((template) => ({
+  template,
+  ...templateToPattern(template),
+  operations: new Map<string, OperationFacts>(
+    OPERATIONS.filter((operation) => operation.path === template).map((operation) => [operation.method, operation]),
+  ),
+}));
 const DEFAULT_MESSAGES: Record<number, string> = {
   429: 'rate limit exceeded (scripted by the fake)',
   500: 'internal server error; the request id identifies it in the service log',
@@ -94,36 +117,24 @@ class Refusal {
 }
 
 /** A 400 for a broken rule, with the same `details` the service sends. */
-const invalid = (problem: { message: string; detail: ErrorDetail }) =>
-  new Refusal(400, problem.message, {}, [problem.detail]);
+const invalid = (problem: Problem) => new Refusal(400, problem.message, {}, [problem.detail]);
+
+const isProblem = (result: object): result is Problem => 'detail' in result;
+
+const CREATE_PLANT = OPERATIONS.find((operation) => operation.operationId === 'createPlant') as OperationFacts;
+
+/** A NewPlant checked by the contract's rules, with its id as the bigint the fake keys plants by. */
+function validateNewPlant(body: unknown): { plant: ValidPlant } | Problem {
+  const checked = checkBody(CREATE_PLANT, body);
+  if (isProblem(checked)) return checked;
+  const { id, name, tag } = checked.body as { id: number | bigint; name: string; tag?: string };
+  return { plant: { id: BigInt(id), name, ...(tag === undefined ? {} : { tag }) } };
+}
 
 function randomText(bytes: number): string {
   const values = new Uint8Array(bytes);
   globalThis.crypto.getRandomValues(values);
   return Array.from(values, (value) => value.toString(16).padStart(2, '0')).join('');
-}
-
-function base64Url(text: string): string {
-  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-function encodeCursor(lastId: bigint): string {
-  return base64Url(`v1:${lastId}`);
-}
-
-function decodeCursor(cursor: string): bigint {
-  let text = '';
-  try {
-    text = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
-  } catch {
-    // Not base64: refused below like any cursor the service did not issue.
-  }
-  const id = text.startsWith('v1:') ? toInt64(text.slice(3), true) : undefined;
-  if (id !== undefined) return id;
-  throw new Refusal(
-    400,
-    'query parameter "cursor" is not a cursor this service issued; follow the URL of the Link rel="next" header',
-  );
 }
 
 function unauthorized(message: string, error?: string): Refusal {
@@ -158,7 +169,7 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     return owned;
   };
 
-  function authenticate(request: Request, url: URL, route: string): { subject: string } {
+  function authenticate(request: Request, url: URL, operation: OperationFacts): { subject: string } {
     if (url.searchParams.has('access_token')) {
       throw new Refusal(
         400,
@@ -174,8 +185,7 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     const token = tokens.get(match[1]);
     // Revoked is answered as unknown, as the service does: a 401 never tells whether a token exists.
     if (!token || token.revoked) throw unauthorized('the bearer token is not recognised', 'invalid_token');
-    const operation = OPERATIONS[`${request.method} ${route}`];
-    if (operation && !token.scopes.includes(operation.scope)) {
+    if (operation.scope !== null && !token.scopes.includes(operation.scope)) {
       throw new Refusal(403, `this token lacks the "${operation.scope}" scope that ${operation.operationId} needs`, {
         'www-authenticate': `Bearer ${REALM}, error="insufficient_scope", scope="${operation.scope}"`,
       });
@@ -209,7 +219,9 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
       if (bytes.length === 0 && !type) throw new Refusal(400, 'the body is empty; send a JSON object');
       throw new Refusal(415, 'the request body must be sent with "Content-Type: application/json"');
     }
-    if (bytes.length > BODY_LIMIT) throw new Refusal(413, `the request body is larger than ${BODY_LIMIT} bytes`);
+    if (bytes.length > BODY_LIMIT_BYTES) {
+      throw new Refusal(413, `the request body is larger than ${BODY_LIMIT_BYTES} bytes`);
+    }
     let text: string;
     try {
       text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
@@ -232,9 +244,11 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     const path = url.pathname;
     const route = ROUTES.find(({ pattern }) => pattern.test(path));
     if (!route) throw new Refusal(404, `no route ${request.method} ${path}; see /openapi.json for the API`);
-    if (!route.methods.includes(request.method)) {
-      throw new Refusal(405, `${request.method} is not allowed on ${path}; use ${route.methods.join(' or ')}`, {
-        allow: route.methods.join(', '),
+    const operation = route.operations.get(request.method);
+    if (!operation) {
+      const methods = [...route.operations.keys()];
+      throw new Refusal(405, `${request.method} is not allowed on ${path}; use ${methods.join(' or ')}`, {
+        allow: methods.join(', '),
       });
     }
     const failure = failures[0];
@@ -247,12 +261,18 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
         failure.retryAfterSeconds === undefined ? {} : { 'retry-after': String(failure.retryAfterSeconds) },
       );
     }
-    const { subject } = authenticate(request, url, route.template);
+    const { subject } = authenticate(request, url, operation);
     rateLimit(subject);
     const owned = plantsFor(subject);
-    if (request.method === 'POST') {
+    const matched = route.pattern.exec(path) ?? [];
+    const pathValues = Object.fromEntries(
+      route.names.map((name, index) => [name, decodeURIComponent(matched[index + 1] ?? '')]),
+    );
+    const parameters = checkParameters(operation, pathValues, url.searchParams);
+    if (isProblem(parameters)) throw invalid(parameters);
+    if (operation.operationId === 'createPlant') {
       const checked = validateNewPlant(await readBody(request));
-      if ('message' in checked) throw invalid(checked);
+      if (isProblem(checked)) throw invalid(checked);
       if (owned.has(checked.plant.id)) {
         throw new Refusal(
           409,
@@ -262,23 +282,19 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
       owned.set(checked.plant.id, checked.plant);
       return { status: 200, body: JSON.stringify(stored(checked.plant)) };
     }
-    if (request.method === 'DELETE') {
-      const checked = validatePathId(decodeURIComponent(path.slice('/plants/'.length)));
-      if ('message' in checked) throw invalid(checked);
-      if (!owned.delete(checked.id))
-        throw new Refusal(404, `no plant with id ${checked.id} exists for this token's owner`);
+    if (operation.operationId === 'deletePlant') {
+      const id = BigInt(parameters.params.id as number | bigint);
+      if (!owned.delete(id)) throw new Refusal(404, `no plant with id ${id} exists for this token's owner`);
       return { status: 204 };
     }
-    const query = validateListQuery(url.searchParams);
-    if ('message' in query) throw invalid(query);
+    const query = parameters.query as { limit: number; cursor?: string };
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    if (query.cursor !== undefined && after === undefined) throw new Refusal(400, CURSOR_NOT_ISSUED_MESSAGE);
     const ids = [...owned.keys()].filter((id) => after === undefined || id > after).sort((a, b) => (a < b ? -1 : 1));
     const page = ids.slice(0, query.limit);
     const last = page.at(-1);
     const headers: Record<string, string> =
-      ids.length > query.limit && last !== undefined
-        ? { link: `<${path}?limit=${query.limit}&cursor=${encodeCursor(last)}>; rel="next"` }
-        : {};
+      ids.length > query.limit && last !== undefined ? { link: nextPageLink(path, query.limit, last) } : {};
     return { status: 200, body: JSON.stringify(page.map((id) => stored(owned.get(id) as ValidPlant))), headers };
   }
 
@@ -328,7 +344,7 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
       const owned = plantsFor(subject);
       for (const plant of seeded) {
         const checked = validateNewPlant(plant);
-        if ('message' in checked) throw new TypeError(`seed: ${checked.message}`);
+        if (isProblem(checked)) throw new TypeError(`seed: ${checked.message}`);
         owned.set(checked.plant.id, checked.plant);
       }
     },

@@ -34,6 +34,14 @@ export interface Command {
   run(args: string[], context: { config: Config; io: Io }): Promise<number>;
 }
 
+/** A command that loads no configuration and opens no database (conformance: only a URL and tokens). */
+export interface StandaloneCommand {
+  name: string;
+  usage: UsageEntry[];
+  /** Parses its own arguments (its own --help too); resolves to the exit code. */
+  runStandalone(args: string[], io: Io): Promise<number>;
+}
+
 /** Bad arguments: the dispatcher prints the message and exits with code 2. */
 export class UsageError extends Error {}
 

@@ -4,7 +4,16 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../config.js';
 import { LostDatabaseError } from '../store/sqlite/file-guard.js';
-import { type Command, formatUsage, type Io, processIo, type UsageEntry, UsageError } from './command.js';
+import {
+  type Command,
+  formatUsage,
+  type Io,
+  processIo,
+  type StandaloneCommand,
+  type UsageEntry,
+  UsageError,
+} from './command.js';
+import { conformanceCommand } from './conformance.js';
 import { migrateCommand } from './migrate.js';
 import { serveCommand } from './serve.js';
 import { tokenCommand } from './token.js';
@@ -13,7 +22,13 @@ import { webhookCommand } from './webhook.js';
 export type { Io } from './command.js';
 
 /** Every command, in the order the usage lists them; a new command is one module and one line here. */
-const COMMANDS: Command[] = [serveCommand, migrateCommand, tokenCommand, webhookCommand];
+const COMMANDS: (Command | StandaloneCommand)[] = [
+  serveCommand,
+  migrateCommand,
+  tokenCommand,
+  webhookCommand,
+  conformanceCommand,
+];
 
 const ENTRIES = COMMANDS.flatMap((command) => command.usage);
 const ENVIRONMENT = 'Configuration comes from the environment (PORT, HOST, DATABASE_URL, ...): see the README.';
@@ -67,6 +82,8 @@ function version(): string {
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const [name = 'serve', ...args] = argv;
   const help = `see \`plant-store ${[...commandWords(argv), '--help'].join(' ')}\``;
+  const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (command && 'runStandalone' in command) return command.runStandalone(args, io);
   try {
     if (['--version', '-v', 'version'].includes(name)) {
       io.stdout(`plant-store ${version()}`);
@@ -77,8 +94,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       return 0;
     }
     const config = loadConfig(io.env);
-    const command = COMMANDS.find((candidate) => candidate.name === name);
-    if (!command) throw new UsageError(`unknown command "${name}"`);
+    if (!command || 'runStandalone' in command) throw new UsageError(`unknown command "${name}"`);
     return await command.run(args, { config, io });
   } catch (error) {
     if (error instanceof UsageError) {

@@ -37,7 +37,9 @@ async function list(args: string[], config: Config, io: Io): Promise<number> {
     sub.id,
     sub.url,
     sub.subject ?? '*',
-    sub.enabled ? 'enabled' : `disabled (${sub.disabledReason ?? 'unknown reason'})`,
+    sub.enabled
+      ? `enabled${sub.circuitOpenUntil ? ` (circuit open until ${sub.circuitOpenUntil.toISOString()})` : ''}`
+      : `disabled (${sub.disabledReason ?? 'unknown reason'})`,
     sub.createdAt.toISOString(),
     sub.previousSecretUntil?.toISOString() ?? '-',
   ]);
@@ -51,6 +53,16 @@ async function remove(args: string[], config: Config, io: Io): Promise<number> {
     return 1;
   }
   io.stdout(`Removed webhook ${id} and its deliveries.`);
+  return 0;
+}
+
+async function enable(args: string[], config: Config, io: Io): Promise<number> {
+  const id = onePositional('enable', args, 'the webhook id (see `plant-store webhook list`)');
+  if (!(await withStore(config, (store) => store.webhooks.enableSubscription(id)))) {
+    io.stderr(`plant-store: no webhook has the id "${id}" (see \`plant-store webhook list\`)`);
+    return 1;
+  }
+  io.stdout(`Enabled webhook ${id}: new plants are sent to it again (replay failed deliveries to resend them).`);
   return 0;
 }
 
@@ -114,6 +126,7 @@ const ACTIONS: Record<string, (args: string[], config: Config, io: Io) => Promis
   add,
   list,
   remove,
+  enable,
   'rotate-secret': rotate,
   deliveries,
   replay,
@@ -136,6 +149,7 @@ export const webhookCommand: Command = {
     },
     { synopsis: 'webhook list', description: ['list subscriptions (never their secrets)'] },
     { synopsis: 'webhook remove ID', description: ['remove a subscription and its deliveries'] },
+    { synopsis: 'webhook enable ID', description: ['enable a subscription again (after a 410 Gone disabled it)'] },
     {
       synopsis: 'webhook rotate-secret ID [--overlap 24h]',
       description: ['new secret (printed once, last line); the old one also signs during the overlap'],
@@ -153,7 +167,7 @@ export const webhookCommand: Command = {
       throw new UsageError(
         action
           ? `unknown webhook command "${action}"`
-          : 'webhook needs a command: add, list, remove, rotate-secret, deliveries or replay',
+          : 'webhook needs a command: add, list, remove, enable, rotate-secret, deliveries or replay',
       );
     }
     return run(rest, config, io);

@@ -1,12 +1,19 @@
 // getPlants: one page of the caller's plants in ascending id order, with a Link to the next page when more follow.
-
+// The cursor codec and the Link builder are the contract's, shared with the SDK's testing kit.
+import { ApiError, CURSOR_NOT_ISSUED_MESSAGE, decodeCursor, nextPageLink } from '@plant-store/contract';
 import type { Handler } from './handler.js';
-import { decodeCursor, nextPageLink } from './paging.js';
+
+/** The id after which the next page starts; a 400 for anything this service did not issue. */
+function afterCursor(cursor: string): bigint {
+  const id = decodeCursor(cursor);
+  if (id === undefined) throw new ApiError(400, CURSOR_NOT_ISSUED_MESSAGE);
+  return id;
+}
 
 export const getPlants: Handler<'getPlants'> = async ({ principal, query, path }, { store }) => {
   // Validation has applied the contract's default (openapi.yaml, parameter `limit`), so limit is always set here.
   const limit = query.limit as number;
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const after = query.cursor === undefined ? undefined : afterCursor(query.cursor);
   const page = await store.plants.list(principal.subject, after === undefined ? { limit } : { limit, after });
   const headers: Record<string, string> = {};
   if (page.hasMore && page.lastId !== undefined) headers.link = nextPageLink(path, limit, page.lastId);

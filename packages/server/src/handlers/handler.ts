@@ -1,21 +1,27 @@
 // The handler contract: one function per operationId, typed from the generated contract, free of Fastify.
 // A missing or misspelled operationId in the map is a compile error (see handlers/index.ts).
-import type {
-  OperationId,
-  PathParamsOf,
-  QueryOf,
-  RequestBodyOf,
-  SuccessBodyOf,
-  SuccessStatusOf,
+import {
+  OPERATIONS,
+  type OperationId,
+  type PathParamsOf,
+  type QueryOf,
+  type RequestBodyOf,
+  type SuccessBodyOf,
+  type SuccessStatusOf,
 } from '@plant-store/contract';
 import type { Principal } from '../auth/principal.js';
 import type { Store } from '../store/store.js';
 
+type OpenOperation = Extract<(typeof OPERATIONS)[number], { readonly security: readonly [] }>;
+
 /**
- * Operations the contract leaves open (no security requirement): no token is checked, so their handlers get no
- * principal. checkBindings (http/bindings.ts) refuses to start when this list and openapi.yaml disagree.
+ * Operations the contract leaves open (no security requirement), from its generated facts: no token is checked, so
+ * their handlers get no principal. checkBindings (http/bindings.ts) refuses a contract that disagrees.
  */
-export const OPEN_OPERATIONS = [] as const satisfies readonly OperationId[];
+export const OPEN_OPERATIONS: readonly OpenOperation['operationId'][] = OPERATIONS.flatMap((operation) =>
+  // Cast: the type above already says which operations are open; this is the same test at run time.
+  (operation.security as readonly string[]).length === 0 ? [operation.operationId as OpenOperation['operationId']] : [],
+);
 
 /** Who is calling: null for an open operation, whose caller presents no token. */
 export type PrincipalOf<Op extends OperationId> = Op extends (typeof OPEN_OPERATIONS)[number] ? null : Principal;

@@ -35,15 +35,15 @@ export function checkBindings(
     if (typeof handlers[operation.operationId] !== 'function') {
       problems.push(`operation "${operation.operationId}" (${operation.method} ${operation.path}) has no handler`);
     }
-    for (const scheme of operation.securitySchemes) {
+    for (const scheme of operation.security) {
       if (typeof securityHandlers[scheme] !== 'function') {
         problems.push(`security scheme "${scheme}" of operation "${operation.operationId}" has no security handler`);
       }
     }
     // Handlers of secured operations are typed to receive a principal, open ones to receive null (handler.ts).
-    if ((operation.securitySchemes.length === 0) !== open.has(operation.operationId)) {
+    if ((operation.security.length === 0) !== open.has(operation.operationId)) {
       problems.push(
-        `operation "${operation.operationId}" is ${operation.securitySchemes.length === 0 ? 'open' : 'secured'} in ` +
+        `operation "${operation.operationId}" is ${operation.security.length === 0 ? 'open' : 'secured'} in ` +
           'the contract but not in OPEN_OPERATIONS (handlers/handler.ts)',
       );
     }
@@ -69,11 +69,11 @@ export function operationResolver(
     const operation = byOperationId.get(operationId)!;
     const handler = handlers[operationId]!;
     return {
-      onRequest: operation.securitySchemes.map((scheme) => securityHandlers[scheme]!(operationId, operation.scope)),
+      onRequest: operation.security.map((scheme) => securityHandlers[scheme]!(operationId, operation.scope)),
       config: { operationId },
       // Fastify validates a body only when one was sent; the contract requires it for some operations.
       preValidation: async (request: FastifyRequest) => {
-        if (operation.bodyRequired && request.body === undefined) {
+        if (operation.body?.required && request.body === undefined) {
           throw new ApiError(
             400,
             'the request body is required: send a JSON object with Content-Type: application/json',

@@ -2,7 +2,15 @@
 // the error handler, and the answers written without one (404/405, readiness, unparsable HTTP) through sendError and
 // errorBodyText. Framework and plugin errors are mapped here too; 5xx details go to the log, never to the client.
 
-import { ApiError, type ErrorBody, JsonBodyError } from '@plant-store/contract';
+import {
+  ApiError,
+  type BrokenRule,
+  describeBrokenRule,
+  detailOfBrokenRule,
+  type ErrorBody,
+  type ErrorDetail,
+  JsonBodyError,
+} from '@plant-store/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StoreUnavailableError } from '../store/store.js';
 import { BODY_TOO_LARGE_MESSAGE } from './json-body.js';
@@ -15,57 +23,23 @@ interface AjvIssue {
   schema?: unknown;
 }
 
-const PARTS: Record<string, string> = { body: 'body', querystring: 'query parameter', params: 'path parameter' };
-
-function describeIssue(issue: AjvIssue, context: string): string {
-  const pointer = issue.instancePath.split('/').slice(1).join('.');
-  const part = PARTS[context] ?? context;
-  const where = context === 'body' ? (pointer ? `body field "${pointer}"` : 'body') : `${part} "${pointer}"`;
-  switch (issue.keyword) {
-    case 'required': {
-      const field = String(issue.params.missingProperty);
-      if (context === 'body')
-        return `${pointer ? `body field "${pointer}"` : 'body'} is missing the required field "${field}"`;
-      return `${part} "${field}" is required`;
-    }
-    case 'unevaluatedProperties':
-    case 'additionalProperties': {
-      const field = String(issue.params.unevaluatedProperty ?? issue.params.additionalProperty);
-      return `${where} has an unknown field "${field}"; only the fields the contract declares are accepted`;
-    }
-    case 'type':
-      if (where === 'body')
-        return `body must be a JSON ${issue.params.type === 'object' ? 'object' : issue.params.type}`;
-      return `${where} must be ${issue.params.type === 'integer' ? 'an integer' : `a ${issue.params.type}`}`;
-    case 'pattern':
-      if (String(issue.params.pattern).includes('\\u0000')) return `${where} must not contain control characters`;
-      return `${where} has an invalid format`;
-    case 'minLength':
-      return `${where} must be at least ${issue.params.limit} character${issue.params.limit === 1 ? '' : 's'} long`;
-    case 'maxLength':
-      return `${where} must be at most ${issue.params.limit} characters long`;
-    case 'minimum':
-      return `${where} must be at least ${issue.params.limit}`;
-    case 'maximum':
-      return `${where} must be at most ${issue.params.limit}`;
-    default:
-      return `${where} ${issue.message ?? 'is invalid'}`;
-  }
-}
-
-type ErrorDetail = NonNullable<ErrorBody['details']>[number];
-const LOCATIONS: Record<string, ErrorDetail['location']> = { body: 'body', querystring: 'query', params: 'path' };
-
-// The same issue as data (the contract's ErrorDetail), so a client can point at the field without parsing `message`.
-function detailOf(issue: AjvIssue, context: string): ErrorDetail {
-  const pointer = issue.instancePath.split('/').slice(1).join('.');
+// An Ajv issue as the contract's request rules name it; they word it (the same words the testing kit uses).
+function brokenRuleOf(issue: AjvIssue, context: string): BrokenRule {
   const unknown = issue.params.unevaluatedProperty ?? issue.params.additionalProperty;
-  const field =
-    issue.keyword === 'required' ? String(issue.params.missingProperty) : unknown ? String(unknown) : pointer;
-  const rule = unknown === undefined ? issue.keyword : 'unknownField';
-  const limit = typeof issue.params.limit === 'number' ? { limit: issue.params.limit } : {};
-  return { location: LOCATIONS[context] ?? 'body', field, rule, ...limit };
+  return {
+    location: LOCATIONS[context] ?? context,
+    pointer: issue.instancePath.split('/').slice(1).join('.'),
+    rule: unknown === undefined ? issue.keyword : 'unknownField',
+    ...(issue.keyword === 'required' ? { field: String(issue.params.missingProperty) } : {}),
+    ...(unknown === undefined ? {} : { field: String(unknown) }),
+    ...(issue.params.type === undefined ? {} : { type: String(issue.params.type) }),
+    ...(typeof issue.params.limit === 'number' ? { limit: issue.params.limit } : {}),
+    ...(issue.params.pattern === undefined ? {} : { pattern: String(issue.params.pattern) }),
+    ...(issue.message === undefined ? {} : { message: issue.message }),
+  };
 }
+
+const LOCATIONS: Record<string, string> = { body: 'body', querystring: 'query', params: 'path' };
 
 // Fastify's own errors, by code, with the status and the message a client can act on.
 const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
@@ -93,13 +67,8 @@ function toErrorBody(error: unknown): {
   }
   const fastifyError = error as Partial<FastifyError> & { validation?: AjvIssue[]; validationContext?: string };
   if (fastifyError.validation?.[0]) {
-    const context = fastifyError.validationContext ?? 'body';
-    return {
-      status: 400,
-      message: describeIssue(fastifyError.validation[0], context),
-      headers: {},
-      details: [detailOf(fastifyError.validation[0], context)],
-    };
+    const broken = brokenRuleOf(fastifyError.validation[0], fastifyError.validationContext ?? 'body');
+    return { status: 400, message: describeBrokenRule(broken), headers: {}, details: [detailOfBrokenRule(broken)] };
   }
   const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
   if (known) return { status: known.status, message: known.message, headers: {} };

@@ -1,11 +1,11 @@
 // The service's only body parser: JSON, strictly UTF-8, parsed exactly by the contract's parseJsonExact (integers
 // beyond 2^53 as bigint, linear in the body size, prototype keys refused; see @plant-store/contract's exact-json.ts).
-import { ApiError, JsonBodyError, parseJsonExact } from '@plant-store/contract';
+import { ApiError, BODY_LIMIT_BYTES, JsonBodyError, parseJsonExact } from '@plant-store/contract';
 import type { FastifyInstance } from 'fastify';
 import type { ContractOperation } from './openapi-document.js';
 
-/** The contract's limit on request bodies, in bytes (413 beyond it). */
-export const BODY_LIMIT = 16_384;
+/** The contract's limit on request bodies, in bytes (413 beyond it): openapi.yaml's `x-body-limit-bytes`. */
+export const BODY_LIMIT = BODY_LIMIT_BYTES;
 
 /** What a client is told when its body is over BODY_LIMIT (read, or announced by Content-Length). */
 export const BODY_TOO_LARGE_MESSAGE = `the request body is larger than ${BODY_LIMIT} bytes`;
@@ -19,7 +19,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  */
 export function registerJsonBodyParser(app: FastifyInstance, operations: readonly ContractOperation[]): void {
   const bodyRequired = new Map(
-    operations.map((operation) => [operation.operationId as string, operation.bodyRequired]),
+    operations.map((operation) => [operation.operationId, operation.body?.required === true]),
   );
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {

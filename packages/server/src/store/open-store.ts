@@ -1,5 +1,7 @@
-// Picks the store a DATABASE_URL names: sqlite:<path>, sqlite::memory: or postgres://. The one place that switches.
+// The registry of store engines: picks the one a DATABASE_URL names (sqlite:<path>, sqlite::memory:, postgres://,
+// memory:). The one place that switches; a new engine is its folder plus one line in ENGINES.
 import { resolve } from 'node:path';
+import { MEMORY_URL, openMemoryStore } from './memory/memory-store.js';
 import { openPostgresStore } from './postgres/postgres-store.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
@@ -25,15 +27,41 @@ export function sqliteFileOf(databaseUrl: string): string | undefined {
   return resolve(databaseUrl.slice('sqlite:'.length));
 }
 
+interface Engine {
+  /** Store.kind of the stores it opens. */
+  kind: string;
+  /** True when `databaseUrl` names this engine. */
+  accepts(databaseUrl: string): boolean;
+  open(databaseUrl: string, options: OpenOptions): Promise<Store> | Store;
+}
+
+const ENGINES: readonly Engine[] = [
+  { kind: 'postgres', accepts: (url) => /^postgres(ql)?:\/\//.test(url), open: openPostgres },
+  { kind: 'sqlite', accepts: (url) => url.startsWith('sqlite:'), open: openSqlite },
+  { kind: 'memory', accepts: (url) => url === MEMORY_URL, open: () => openMemoryStore() },
+];
+
+/** The engine a DATABASE_URL names, or undefined. */
+export function engineOf(databaseUrl: string): string | undefined {
+  return ENGINES.find((engine) => engine.accepts(databaseUrl))?.kind;
+}
+
 export async function openStore(databaseUrl: string, options: OpenOptions = {}): Promise<Store> {
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    return openPostgresStore({
-      url: databaseUrl,
-      ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
-    });
-  }
+  const engine = ENGINES.find((candidate) => candidate.accepts(databaseUrl));
+  if (!engine) throw new TypeError(`unsupported DATABASE_URL "${databaseUrl}"`);
+  return engine.open(databaseUrl, options);
+}
+
+async function openPostgres(databaseUrl: string, options: OpenOptions): Promise<Store> {
+  return openPostgresStore({
+    url: databaseUrl,
+    ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
+  });
+}
+
+async function openSqlite(databaseUrl: string, options: OpenOptions): Promise<Store> {
   const sqlite = {
     groupCommit: options.groupCommit ?? true,
     recreateLost: options.recreateLost ?? false,

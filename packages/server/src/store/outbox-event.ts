@@ -1,7 +1,14 @@
 // What both outbox modules share: the event a stored plant produces, the in-process "queued" signal that wakes the
 // delivery worker right after a commit, and how a delivery row reads.
 import { randomBytes } from 'node:crypto';
-import type { DeliveryOutcome, DeliveryStatus, StoredPlant, WebhookDelivery } from './store.js';
+import type {
+  CircuitUpdate,
+  DeliveryOutcome,
+  DeliveryStatus,
+  StoredPlant,
+  WebhookDelivery,
+  WebhookSubscription,
+} from './store.js';
 
 /** The webhook body (the NewPlant JSON, id written exactly) and a fresh Standard Webhooks message id. */
 export function newPlantEvent(plant: StoredPlant): { eventId: string; payload: string } {
@@ -78,6 +85,9 @@ export interface SubscriptionRow {
   enabled: number | boolean;
   disabled_reason: string | null;
   created_at: number | string;
+  failure_streak: number;
+  circuit_open_until: number | string | null;
+  circuit_opens: number;
 }
 
 /** The secrets that sign a request now: the current one, then the previous one while its overlap lasts. */
@@ -86,7 +96,7 @@ export function signingSecrets(row: SubscriptionRow, now: number): string[] {
   return row.previous_secret !== null && until > now ? [row.secret, row.previous_secret] : [row.secret];
 }
 
-export function toSubscription(row: SubscriptionRow) {
+export function toSubscription(row: SubscriptionRow): WebhookSubscription {
   return {
     id: row.id,
     url: row.url,
@@ -98,6 +108,58 @@ export function toSubscription(row: SubscriptionRow) {
       row.previous_secret === null || row.previous_secret_until === null
         ? null
         : new Date(Number(row.previous_secret_until)),
+    failureStreak: row.failure_streak,
+    circuitOpenUntil: row.circuit_open_until === null ? null : new Date(Number(row.circuit_open_until)),
+  };
+}
+
+/** How many of a subscription's deliveries may be leased now: none while its circuit is open, one while half open. */
+export function leaseRoom(
+  circuitOpenUntil: number | string | null,
+  leased: number,
+  perSubscription: number,
+  now: number,
+): number {
+  if (circuitOpenUntil === null) return Math.max(0, perSubscription - leased);
+  return Number(circuitOpenUntil) > now ? 0 : Math.max(0, 1 - leased);
+}
+
+/** Takes turns: each queue's first, then each one's second, ..., at most `limit` in all. */
+export function takeTurns<T>(queues: T[][], limit: number): T[] {
+  const taken: T[] = [];
+  for (let turn = 0; taken.length < limit; turn++) {
+    let any = false;
+    for (const queue of queues) {
+      const item = queue[turn];
+      if (item === undefined) continue;
+      any = true;
+      taken.push(item);
+      if (taken.length === limit) break;
+    }
+    if (!any) break;
+  }
+  return taken;
+}
+
+/**
+ * A subscription's circuit after another failed attempt: the streak grows; once it reaches the threshold, a closed or
+ * half-open circuit opens (for `openMs`, doubled each time it opens again before closing, at most `maxOpenMs`). A
+ * failure while it is open already (an attempt that started before) changes nothing more.
+ */
+export function circuitAfterFailure(
+  row: { failure_streak: number; circuit_open_until: number | string | null; circuit_opens: number },
+  now: number,
+  policy: Extract<CircuitUpdate, { kind: 'failed' }>,
+): { failureStreak: number; circuitOpenUntil: number | null; circuitOpens: number } {
+  const failureStreak = row.failure_streak + 1;
+  const openUntil = row.circuit_open_until === null ? null : Number(row.circuit_open_until);
+  if ((openUntil !== null && openUntil > now) || failureStreak < policy.failures) {
+    return { failureStreak, circuitOpenUntil: openUntil, circuitOpens: row.circuit_opens };
+  }
+  return {
+    failureStreak,
+    circuitOpenUntil: now + Math.min(policy.maxOpenMs, policy.openMs * 2 ** Math.min(row.circuit_opens, 20)),
+    circuitOpens: row.circuit_opens + 1,
   };
 }
 

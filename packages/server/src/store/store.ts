@@ -72,6 +72,13 @@ export interface WebhookSubscription {
   createdAt: Date;
   /** Until when the previous secret still signs too (after a rotation), or null. */
   previousSecretUntil: Date | null;
+  /** Attempts that failed in a row (timeouts, connection errors, 408, 429, 5xx); an answer resets it. */
+  failureStreak: number;
+  /**
+   * While its circuit breaker is open, until when no attempt is made; once past, one probe at a time until an answer
+   * closes it. Null while closed.
+   */
+  circuitOpenUntil: Date | null;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -105,6 +112,27 @@ export interface ClaimedDelivery {
   subscription: { id: string; url: string; secrets: string[] } | undefined;
 }
 
+/**
+ * What an attempt says about the receiver, for its subscription's circuit breaker (shared by every instance through
+ * the database): it answered (the streak of failures ends and the circuit closes), or it failed again (after
+ * `failures` in a row the circuit opens for `openMs`, doubled each time a probe fails, at most `maxOpenMs`).
+ */
+export type CircuitUpdate =
+  | { kind: 'answered' }
+  | { kind: 'failed'; failures: number; openMs: number; maxOpenMs: number };
+
+/** One subscription's queue now (for metrics). Times are milliseconds since the epoch. */
+export interface SubscriptionQueue {
+  subscriptionId: string;
+  /** Deliveries waiting (due, scheduled for a retry, or in flight). */
+  pending: number;
+  /** Of those, leased by a worker now (in flight somewhere). */
+  leased: number;
+  /** When the oldest pending delivery was queued, or null when none is pending. */
+  oldestCreatedAt: number | null;
+  circuitOpenUntil: number | null;
+}
+
 /** What became of one attempt. */
 export type DeliveryOutcome =
   | { kind: 'delivered'; status: number }
@@ -120,14 +148,30 @@ export interface WebhookRepository {
   removeSubscription(id: string): Promise<boolean>;
   /** Replaces the secret; the old one keeps signing until `previousUntil`. False when no subscription has that id. */
   rotateSecret(id: string, secret: string, previousUntil: Date): Promise<boolean>;
-  /** True when a pending delivery is due at `now` (a cheap read, so idle polling never writes). */
-  hasDue(now: number): Promise<boolean>;
+  /** Enables a subscription again (after a 410 disabled it), its circuit closed. False when no subscription has that id. */
+  enableSubscription(id: string): Promise<boolean>;
+  /**
+   * True when an enabled subscription with room in its queue (see claimDue) has a pending delivery due at `now` (a
+   * cheap read, so idle polling never writes).
+   */
+  hasDue(now: number, perSubscription: number): Promise<boolean>;
   /**
    * Leases up to `limit` due deliveries until `leaseUntil` (their next attempt moves there, so a worker that dies
-   * leaves them due again once the lease runs out). Atomic: concurrent workers never claim the same delivery.
+   * leaves them due again once the lease runs out), taking turns between subscriptions (each one's first, then each
+   * one's second, ...). Each subscription is a queue of its own: at most `perSubscription` of its deliveries are leased
+   * at once across every worker sharing the database (one while its circuit is half open, none while it is open).
+   * Atomic: concurrent workers never claim the same delivery, nor together more than a subscription's cap.
    */
-  claimDue(now: number, leaseUntil: number, limit: number): Promise<ClaimedDelivery[]>;
-  settle(id: number, outcome: DeliveryOutcome, now: number): Promise<void>;
+  claimDue(now: number, leaseUntil: number, limit: number, perSubscription: number): Promise<ClaimedDelivery[]>;
+  /** Records the attempt's outcome, ends the lease, and updates the subscription's circuit breaker if told. */
+  settle(id: number, outcome: DeliveryOutcome, now: number, circuit?: CircuitUpdate): Promise<void>;
+  /**
+   * Fails the pending deliveries not leased now that were queued before `createdBefore` (their retry period is over,
+   * e.g. while their subscription's circuit stayed open); how many.
+   */
+  expire(createdBefore: number, now: number): Promise<number>;
+  /** Every subscription's queue, for metrics. */
+  queues(now: number): Promise<SubscriptionQueue[]>;
   /** The newest deliveries first, at most `limit`. */
   listDeliveries(options: { failedOnly: boolean; limit: number }): Promise<WebhookDelivery[]>;
   /**
@@ -158,8 +202,9 @@ export interface PoolStats {
 }
 
 export interface Store {
-  /** Which engine backs this store ('sqlite' or 'postgres'), for readiness and tests. */
-  readonly kind: 'sqlite' | 'postgres';
+  /** Which engine backs this store ('sqlite', 'postgres', 'memory': its name in store/open-store.ts), for readiness,
+   * metrics and tests. */
+  readonly kind: string;
   /** The page cache's counters, where the store has one. */
   cacheStats?(): CacheStats;
   /** The connection pool's usage, where the store has one. */

@@ -2,15 +2,39 @@
 // process's commits, and polling every pollMs for other processes' events, retries and CLI replays), sends at most
 // `concurrency` at a time, and settles each: delivered, retried later, or failed. A lease that its holder never
 // settles (the process was killed) runs out and the delivery is due again: at least once, never lost.
+// Each subscription is a queue of its own, as Svix runs endpoints: the store leases at most `perSubscription` of its
+// deliveries at once across every instance, and a receiver that keeps failing or hanging opens the subscription's
+// circuit breaker (no attempts for a while, then one probe at a time), so it never holds the others' deliveries up.
 import type { WebhookConfig } from '../config.js';
-import type { ClaimedDelivery, DeliveryOutcome, WebhookRepository } from '../store/store.js';
+import type { CircuitUpdate, ClaimedDelivery, DeliveryOutcome, WebhookRepository } from '../store/store.js';
 import { nextAttemptAt, retryAfterMs } from './retry-schedule.js';
 import { type AttemptResult, sendWebhook } from './send.js';
 import { signatureHeader } from './signature.js';
 
 export interface WorkerLog {
+  info(details: object, message: string): void;
   warn(details: object, message: string): void;
   error(details: object, message: string): void;
+}
+
+/** What the worker reports as it goes (metrics). */
+export interface WorkerObserver {
+  /** One attempt's outcome; `retry` is true when the delivery had been attempted before. */
+  attempted(subscriptionId: string, outcome: DeliveryOutcome['kind'], retry: boolean): void;
+  /** Deliveries in flight in this process now. */
+  inFlight(count: number): void;
+}
+
+/** Sends one signed attempt (in-process by default; the signing and sending can run elsewhere). */
+export type SendAttempt = (
+  delivery: ClaimedDelivery & { subscription: NonNullable<ClaimedDelivery['subscription']> },
+) => Promise<AttemptResult>;
+
+export interface WorkerOptions {
+  observer?: WorkerObserver;
+  send?: SendAttempt;
+  /** While the database stays unreachable, one summary line per this many ms (the first failure is logged at once). */
+  outageSummaryMs?: number;
 }
 
 export interface DeliveryWorker {
@@ -19,6 +43,9 @@ export interface DeliveryWorker {
 }
 
 const PRUNE_EVERY_MS = 60_000;
+const OUTAGE_SUMMARY_MS = 60_000;
+/** The longest a circuit stays open, unless WEBHOOK_CIRCUIT_OPEN_MS asks for longer. */
+const MAX_CIRCUIT_OPEN_MS = 600_000;
 /**
  * A commit wakes the worker this long after it, and settled attempts are written together this often: under load,
  * one lease and one settling write serve many deliveries (on SQLite, one fsync each instead of one per event), which
@@ -68,18 +95,110 @@ export function outcomeOf(
     : { kind: 'retry', at, status, error };
 }
 
+/**
+ * What an attempt's result says about the receiver: a timeout, a connection error, 408, 429 or 5xx is a failure that
+ * counts towards opening the circuit; any other answer closes it; a refusal before any connection says nothing.
+ */
+export function circuitUpdateOf(result: AttemptResult, config: WebhookConfig): CircuitUpdate | undefined {
+  const failed: CircuitUpdate = {
+    kind: 'failed',
+    failures: config.circuitFailures,
+    openMs: config.circuitOpenMs,
+    maxOpenMs: Math.max(config.circuitOpenMs, MAX_CIRCUIT_OPEN_MS),
+  };
+  if (result.kind === 'error') return result.retryable ? failed : undefined;
+  const { status } = result;
+  return status === 408 || status === 429 || status >= 500 ? failed : { kind: 'answered' };
+}
+
+/** Signs and sends one attempt in this process. */
+export function sendAttemptHere(config: WebhookConfig, signal: AbortSignal): SendAttempt {
+  return (delivery) => {
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'plant-store-webhooks/1',
+      'webhook-id': delivery.eventId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(
+        delivery.subscription.secrets,
+        delivery.eventId,
+        timestamp,
+        delivery.payload,
+      ),
+    };
+    return sendWebhook(new URL(delivery.subscription.url), delivery.payload, headers, {
+      timeoutMs: config.timeoutMs,
+      allowPrivate: config.allowPrivate,
+      signal,
+    });
+  };
+}
+
+/**
+ * Says a run of failures once with its cause (the first), then one line per `intervalMs` with how many followed,
+ * and one line when it ends: an outage of the database is visible without a stack trace on every poll.
+ */
+export class FailureRun {
+  #failures = 0;
+  #reported = 0;
+  #since = 0;
+  #lastSummary = 0;
+
+  constructor(
+    private readonly log: WorkerLog,
+    private readonly what: string,
+    private readonly intervalMs: number,
+  ) {}
+
+  failed(error: unknown, now = Date.now()): void {
+    this.#failures++;
+    if (this.#failures === 1) {
+      this.#since = this.#lastSummary = now;
+      this.#reported = 1;
+      this.log.warn({ err: error }, `${this.what}; trying again at each poll (a summary follows while it lasts)`);
+      return;
+    }
+    if (now - this.#lastSummary >= this.intervalMs) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.log.warn(
+        { failures: this.#failures - this.#reported, failuresInAll: this.#failures, sinceMs: now - this.#since },
+        `${this.what}: still failing, ${this.#failures - this.#reported} more failures in the last ${Math.round((now - this.#lastSummary) / 1000)} s (${message})`,
+      );
+      this.#reported = this.#failures;
+      this.#lastSummary = now;
+    }
+  }
+
+  succeeded(now = Date.now()): void {
+    if (this.#failures === 0) return;
+    this.log.info(
+      { failuresInAll: this.#failures, sinceMs: now - this.#since },
+      `${this.what}: recovered after ${this.#failures} failures in ${Math.round((now - this.#since) / 1000)} s`,
+    );
+    this.#failures = 0;
+  }
+}
+
 export function startDeliveryWorker(
   repository: WebhookRepository,
   config: WebhookConfig,
   log: WorkerLog,
+  options: WorkerOptions = {},
 ): DeliveryWorker {
   const inFlight = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  const observer = options.observer;
+  const outage = new FailureRun(
+    log,
+    'webhook worker cannot reach the database',
+    options.outageSummaryMs ?? OUTAGE_SUMMARY_MS,
+  );
   let stopped = false;
   let running = false;
   let again = false;
   let lastPrune = 0;
 
-  async function deliver(delivery: ClaimedDelivery, signal: AbortSignal): Promise<void> {
+  async function deliver(delivery: ClaimedDelivery, controller: AbortController): Promise<void> {
     const { subscription } = delivery;
     if (!subscription) {
       await repository.settle(
@@ -89,21 +208,13 @@ export function startDeliveryWorker(
       );
       return;
     }
-    const timestamp = Math.floor(Date.now() / 1000);
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': 'plant-store-webhooks/1',
-      'webhook-id': delivery.eventId,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(subscription.secrets, delivery.eventId, timestamp, delivery.payload),
-    };
-    const result = await sendWebhook(new URL(subscription.url), delivery.payload, headers, {
-      timeoutMs: config.timeoutMs,
-      allowPrivate: config.allowPrivate,
-      signal,
-    });
+    const send = options.send ?? sendAttemptHere(config, controller.signal);
+    const result = await send({ ...delivery, subscription });
     const now = Date.now();
-    const outcome: DeliveryOutcome = signal.aborted ? { kind: 'released' } : outcomeOf(result, delivery, config, now);
+    const outcome: DeliveryOutcome = controller.signal.aborted
+      ? { kind: 'released' }
+      : outcomeOf(result, delivery, config, now);
+    observer?.attempted(subscription.id, outcome.kind, delivery.attempts > 0);
     if (outcome.kind === 'retry' || outcome.kind === 'failed') {
       log.warn(
         {
@@ -116,33 +227,36 @@ export function startDeliveryWorker(
         outcome.kind === 'retry' ? 'webhook attempt failed; will retry' : 'webhook delivery failed',
       );
     }
-    await settleSoon(delivery.id, outcome, now);
+    const circuit = outcome.kind === 'released' ? undefined : circuitUpdateOf(result, config);
+    await settleSoon(delivery.id, outcome, now, circuit);
   }
 
   let settling: {
     id: number;
     outcome: DeliveryOutcome;
     now: number;
+    circuit: CircuitUpdate | undefined;
     done: () => void;
     failed: (e: unknown) => void;
   }[] = [];
   let settleTimer: NodeJS.Timeout | undefined;
-  function settleSoon(id: number, outcome: DeliveryOutcome, now: number): Promise<void> {
+  function settleSoon(id: number, outcome: DeliveryOutcome, now: number, circuit?: CircuitUpdate): Promise<void> {
     return new Promise((done, failed) => {
-      settling.push({ id, outcome, now, done, failed });
+      settling.push({ id, outcome, now, circuit, done, failed });
       settleTimer ??= setTimeout(() => {
         settleTimer = undefined;
         const batch = settling;
         settling = [];
         // Started in one turn of the event loop, so SQLite's group commit puts them in one transaction.
-        for (const item of batch) repository.settle(item.id, item.outcome, item.now).then(item.done, item.failed);
+        for (const item of batch)
+          repository.settle(item.id, item.outcome, item.now, item.circuit).then(item.done, item.failed);
       }, BATCH_MS);
     });
   }
 
   function launch(delivery: ClaimedDelivery): void {
     const controller = new AbortController();
-    const done = deliver(delivery, controller.signal)
+    const done = deliver(delivery, controller)
       .catch((error: unknown) =>
         // The lease runs out and the delivery is due again: nothing is lost, at worst it is sent twice.
         log.error(
@@ -152,9 +266,11 @@ export function startDeliveryWorker(
       )
       .finally(() => {
         inFlight.delete(delivery.id);
+        observer?.inFlight(inFlight.size);
         void tick();
       });
     inFlight.set(delivery.id, { controller, done });
+    observer?.inFlight(inFlight.size);
   }
 
   async function tick(): Promise<void> {
@@ -169,18 +285,22 @@ export function startDeliveryWorker(
         again = false;
         while (!stopped && inFlight.size < config.concurrency) {
           const now = Date.now();
-          if (!(await repository.hasDue(now))) break;
-          const claimed = await repository.claimDue(now, now + leaseMs(config), config.concurrency - inFlight.size);
-          if (claimed.length === 0) break;
+          if (!(await repository.hasDue(now, config.perSubscription))) break;
+          const room = config.concurrency - inFlight.size;
+          const claimed = await repository.claimDue(now, now + leaseMs(config), room, config.perSubscription);
           for (const delivery of claimed) launch(delivery);
+          // Fewer than asked: the rest is not due, or waits for room in its subscription's queue.
+          if (claimed.length < room) break;
         }
       } while (again && !stopped);
       if (Date.now() - lastPrune > PRUNE_EVERY_MS) {
         lastPrune = Date.now();
         await repository.prune(lastPrune - config.retentionMs);
+        await repository.expire(lastPrune - config.retryPeriodMs, lastPrune);
       }
+      outage.succeeded();
     } catch (error) {
-      log.warn({ err: error }, 'webhook worker cannot reach the database; trying again at the next poll');
+      outage.failed(error);
     } finally {
       running = false;
     }

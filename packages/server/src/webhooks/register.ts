@@ -2,13 +2,24 @@
 // one) and stops when the app starts closing, while the store is still open.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
+import type { Metrics } from '../observability/metrics.js';
+import { watchWebhooks } from '../observability/webhook-metrics.js';
 import type { Store } from '../store/store.js';
 import { type DeliveryWorker, startDeliveryWorker } from './delivery-worker.js';
 
-export function registerWebhookDelivery(app: FastifyInstance, config: Config, store: Store): void {
+export function registerWebhookDelivery(
+  app: FastifyInstance,
+  config: Config,
+  store: Store,
+  metrics?: Metrics | undefined,
+): void {
   let worker: DeliveryWorker | undefined;
   app.addHook('onListen', async () => {
-    worker ??= startDeliveryWorker(store.webhooks, config.webhooks, app.log.child({ component: 'webhooks' }));
+    if (worker) return;
+    const observer = metrics ? watchWebhooks(metrics.registry, store.webhooks) : undefined;
+    worker = startDeliveryWorker(store.webhooks, config.webhooks, app.log.child({ component: 'webhooks' }), {
+      ...(observer ? { observer } : {}),
+    });
   });
   // preClose runs before the listener closes and before any onClose hook (the store's included). Deliveries in flight
   // get up to a quarter of the shutdown grace (and no more than one attempt's deadline) to finish; the rest are

@@ -9,6 +9,11 @@ export interface ListenBlockingProxy {
   url(schema: string): string;
   /** Destroys the connections that LISTENed, and any that LISTEN from now on, until set back to false. */
   blockListen(on: boolean): void;
+  /**
+   * Silently drops the notifications PostgreSQL sends to connections that LISTENed, until set back to false: the
+   * connection and its queries stay healthy, only notifications go missing (as with a misspelt channel).
+   */
+  dropNotifications(on: boolean): void;
   close(): Promise<void>;
 }
 
@@ -17,6 +22,7 @@ export async function startListenBlockingProxy(): Promise<ListenBlockingProxy> {
   const listeners = new Set<Socket>();
   const all = new Set<Socket>();
   let blocked = false;
+  let dropping = false;
   const server: Server = createServer((client) => {
     const upstream = connect(Number(target.port || 5432), target.hostname);
     const pair = [client, upstream];
@@ -39,7 +45,27 @@ export async function startListenBlockingProxy(): Promise<ListenBlockingProxy> {
       }
       upstream.write(chunk);
     });
-    upstream.pipe(client);
+    // Server messages are a type byte and a 4-byte length (which counts itself); 'A' is a notification.
+    let pending = Buffer.alloc(0);
+    upstream.on('data', (chunk: Buffer) => {
+      // Framing is followed from the LISTEN on (the server is between messages then), so switching drops on and
+      // off never cuts a message.
+      if (!listeners.has(client)) {
+        client.write(chunk);
+        return;
+      }
+      let buffer = Buffer.concat([pending, chunk]);
+      const kept: Buffer[] = [];
+      while (buffer.length >= 5) {
+        const size = 1 + buffer.readUInt32BE(1);
+        if (buffer.length < size) break;
+        if (!dropping || buffer[0] !== 0x41) kept.push(buffer.subarray(0, size));
+        buffer = buffer.subarray(size);
+      }
+      pending = Buffer.from(buffer);
+      if (kept.length > 0) client.write(Buffer.concat(kept));
+    });
+    upstream.on('end', () => client.end());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
@@ -48,6 +74,9 @@ export async function startListenBlockingProxy(): Promise<ListenBlockingProxy> {
     blockListen(on) {
       blocked = on;
       if (on) for (const socket of listeners) socket.destroy();
+    },
+    dropNotifications(on) {
+      dropping = on;
     },
     async close() {
       for (const socket of all) socket.destroy();

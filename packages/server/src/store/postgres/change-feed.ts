@@ -1,13 +1,15 @@
 // The PostgreSQL store's change feed: one dedicated connection LISTENs on the schema's channel, and every commit
 // that changes plants or tokens sends a NOTIFY in its own transaction (delivered at commit, to every instance). The
-// caches of an instance are trusted only while its feed is live: from the moment LISTEN succeeded until the
-// connection fails or misses a heartbeat. While it is down, the store reads through to the database, and it empties
-// its caches when the feed comes back, since notifications sent meanwhile were lost.
+// caches of an instance are trusted only while its feed is live: from the moment it received its own first
+// heartbeat notification on the channel (so notifications demonstrably reach it, not merely its connection) until
+// the connection fails or a heartbeat does not come back in time. While it is down, the store reads through to the
+// database, and it empties its caches when the feed comes back, since notifications sent meanwhile were lost.
 import pg from 'pg';
+import { quoteIdent } from './identifier.js';
 
 /**
  * A notification's payload: `<origin>|p:<owner>` for a change to that owner's plants, `<origin>|t` for a change to
- * tokens. The origin names the store that made the change: it invalidated its own caches already (after its commit),
+ * tokens, `<origin>|h:<n>` for a feed's heartbeat (meant for its sender only). The origin names the store that made the change: it invalidated its own caches already (after its commit),
  * so the echo of its own NOTIFY is ignored rather than dropping the pages it has cached since.
  */
 export type Change = { kind: 'plants'; owner: string } | { kind: 'tokens' };
@@ -53,6 +55,11 @@ export class ChangeFeed {
   #heartbeat: NodeJS.Timeout | undefined;
   #retry: NodeJS.Timeout | undefined;
   #retryMs = 50;
+  /** The last heartbeat sent on the channel, and the last one that came back. */
+  #sent = 0;
+  #heard = 0;
+  #sentAt = 0;
+  #heardListener: (() => void) | undefined;
 
   constructor(options: ChangeFeedOptions) {
     this.#options = { heartbeatMs: 1_000, timeoutMs: 2_000, ...options };
@@ -83,12 +90,26 @@ export class ChangeFeed {
     client.on('end', () => this.#lost(client));
     const own = notifyPrefix(this.#options.origin);
     client.on('notification', (message) => {
-      if (message.channel !== channel || message.payload?.startsWith(own)) return;
-      this.#options.onChange(decodeChange(message.payload));
+      if (message.channel !== channel) return;
+      const payload = message.payload ?? '';
+      const heartbeat = /^[^|]*\|h:(\d+)$/.exec(payload);
+      if (heartbeat) {
+        if (payload.startsWith(own) && this.#client === client) {
+          this.#heard = Math.max(this.#heard, Number(heartbeat[1]));
+          this.#heardListener?.();
+        }
+        return;
+      }
+      if (payload.startsWith(own)) return;
+      this.#options.onChange(decodeChange(payload));
     });
+    this.#sent = this.#heard = 0;
     try {
       await client.connect();
-      await client.query(`LISTEN ${channel}`);
+      await client.query(`LISTEN ${quoteIdent(channel)}`);
+      // Live only once a notification sent on the channel comes back: LISTEN succeeding proves less than that.
+      await this.#beat(client);
+      await this.#heardBack(timeoutMs);
     } catch {
       this.#lost(client);
       return;
@@ -99,9 +120,39 @@ export class ChangeFeed {
     this.#live = true;
     this.#retryMs = 50;
     this.#heartbeat = setInterval(() => {
-      client.query('SELECT 1').catch(() => this.#lost(client));
+      // The previous heartbeat must come back within the deadline; then the next one goes out.
+      if (this.#heard < this.#sent) {
+        if (Date.now() - this.#sentAt > timeoutMs) this.#lost(client);
+        return;
+      }
+      this.#beat(client).catch(() => this.#lost(client));
     }, this.#options.heartbeatMs);
     this.#heartbeat.unref();
+  }
+
+  #beat(client: pg.Client): Promise<unknown> {
+    const n = ++this.#sent;
+    this.#sentAt = Date.now();
+    return client.query('SELECT pg_notify($1, $2)', [
+      this.#options.channel,
+      `${notifyPrefix(this.#options.origin)}h:${n}`,
+    ]);
+  }
+
+  #heardBack(timeoutMs: number): Promise<void> {
+    if (this.#heard >= this.#sent) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#heardListener = undefined;
+        reject(new Error(`no notification came back on the channel within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#heardListener = () => {
+        if (this.#heard < this.#sent) return;
+        clearTimeout(timer);
+        this.#heardListener = undefined;
+        resolve();
+      };
+    });
   }
 
   #down(): void {

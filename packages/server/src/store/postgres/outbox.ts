@@ -3,6 +3,7 @@
 import type pg from 'pg';
 import {
   type DeliveryRow,
+  leaseRoom,
   newPlantEvent,
   QueuedSignal,
   type SubscriptionRow,
@@ -56,7 +57,50 @@ const CREATE_BATCH_WITH_EVENTS = `
   SELECT owner, id::text AS id, (SELECT count(*) FROM notified) AS notified, (SELECT count(*) FROM queued)::int AS queued
   FROM inserted`;
 
-export function createPostgresOutbox(query: Query): PostgresOutbox {
+const HAS_DUE = `
+  SELECT 1 FROM webhook_subscriptions s
+  WHERE s.enabled AND (s.circuit_open_until IS NULL OR s.circuit_open_until <= $1)
+    AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.status = 'pending'
+                AND d.next_attempt_at <= $1)
+    AND (SELECT count(*) FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.status = 'pending'
+         AND d.leased_until > $1) < CASE WHEN s.circuit_open_until IS NULL THEN $2::int ELSE 1 END
+  LIMIT 1`;
+
+// The queues with due work whose circuit is not open, locked for this claim (a concurrent claimer waits the few
+// milliseconds a claim takes; always in id order, so two claimers never wait for each other in a cycle).
+const LOCK_QUEUES = `
+  SELECT s.* FROM webhook_subscriptions s
+  WHERE s.enabled AND (s.circuit_open_until IS NULL OR s.circuit_open_until <= $1)
+    AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.status = 'pending'
+                AND d.next_attempt_at <= $1)
+  ORDER BY s.id
+  FOR UPDATE OF s`;
+
+// Per locked queue ($2 ids, $3 caps): its room (cap minus live leases), its first due deliveries up to that room, and
+// the queues' turns interleaved up to $5 in all; leased until $4. The status and due time are checked again by the
+// UPDATE itself, so a delivery settled meanwhile (a lease that ran out while its holder was still at work) is left.
+const CLAIM = `
+  WITH queue AS (
+    SELECT q.id, q.cap - (SELECT count(*) FROM webhook_deliveries d
+                          WHERE d.subscription_id = q.id AND d.status = 'pending' AND d.leased_until > $1) AS room
+    FROM unnest($2::text[], $3::int[]) AS q(id, cap)
+  ), picked AS (
+    SELECT due.id FROM queue CROSS JOIN LATERAL (
+      SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.next_attempt_at, d.id) AS turn
+      FROM webhook_deliveries d
+      WHERE d.subscription_id = queue.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+      ORDER BY d.next_attempt_at, d.id LIMIT greatest(queue.room, 0)
+    ) AS due
+    ORDER BY due.turn, due.next_attempt_at LIMIT $5
+  )
+  UPDATE webhook_deliveries d SET next_attempt_at = $4, leased_until = $4
+  FROM picked WHERE d.id = picked.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+  RETURNING d.id, d.subscription_id, d.event_id, d.payload, d.attempts, d.created_at`;
+
+/** Runs `work` in one transaction on one pooled connection (committed if it resolves, rolled back if it throws). */
+export type Transaction = <T>(work: (query: Query) => Promise<T>) => Promise<T>;
+
+export function createPostgresOutbox(query: Query, transaction: Transaction): PostgresOutbox {
   const signal = new QueuedSignal();
 
   const repository: WebhookRepository = {
@@ -83,67 +127,136 @@ export function createPostgresOutbox(query: Query): PostgresOutbox {
       );
       return result.rowCount === 1;
     },
-    async hasDue(now) {
+    async enableSubscription(id) {
       const result = await query(
-        `SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1 LIMIT 1`,
-        [now],
+        `UPDATE webhook_subscriptions SET enabled = true, disabled_reason = NULL, failure_streak = 0,
+           circuit_open_until = NULL, circuit_opens = 0 WHERE id = $1`,
+        [id],
       );
+      if (result.rowCount === 1) signal.notify();
       return result.rowCount === 1;
     },
-    async claimDue(now, leaseUntil, limit) {
-      // SKIP LOCKED: a row another instance is claiming right now is left to it, so each lease has one holder.
-      const claimed = await query<DeliveryRow & { payload: string }>(
-        `UPDATE webhook_deliveries d SET next_attempt_at = $2
-         FROM (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1
-               ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
-         WHERE d.id = due.id
-         RETURNING d.id, d.subscription_id, d.event_id, d.payload, d.attempts, d.created_at`,
-        [now, leaseUntil, limit],
-      );
-      if (claimed.rows.length === 0) return [];
-      const ids = [...new Set(claimed.rows.map((row) => row.subscription_id))];
-      const subscriptions = await query<SubscriptionRow>(
-        'SELECT * FROM webhook_subscriptions WHERE id = ANY($1) AND enabled',
-        [ids],
-      );
-      const byId = new Map(subscriptions.rows.map((row) => [row.id, row]));
-      return claimed.rows.map((row): ClaimedDelivery => {
-        const found = byId.get(row.subscription_id);
-        return {
-          id: Number(row.id),
-          eventId: row.event_id,
-          payload: row.payload,
-          attempts: row.attempts,
-          createdAt: Number(row.created_at),
-          subscription: found ? { id: found.id, url: found.url, secrets: signingSecrets(found, now) } : undefined,
-        };
+    async hasDue(now, perSubscription) {
+      // From the subscriptions (few) through the per-subscription indexes: an open circuit's backlog is never scanned.
+      const result = await query(HAS_DUE, [now, perSubscription], 'webhooks_has_due');
+      return result.rowCount === 1;
+    },
+    async claimDue(now, leaseUntil, limit, perSubscription) {
+      return transaction(async (run) => {
+        // Locking the subscriptions first (one claimer per queue at a time) makes counting a queue's leases and
+        // leasing more atomic across instances: the next statement's snapshot sees every lease committed by the
+        // claimer that held the lock before.
+        const locked = await run<SubscriptionRow>(LOCK_QUEUES, [now], 'webhooks_lock_queues');
+        if (locked.rows.length === 0) return [];
+        const claimed = await run<DeliveryRow & { payload: string }>(
+          CLAIM,
+          [
+            now,
+            locked.rows.map((row) => row.id),
+            locked.rows.map((row) => leaseRoom(row.circuit_open_until, 0, perSubscription, now)),
+            leaseUntil,
+            limit,
+          ],
+          'webhooks_claim',
+        );
+        const byId = new Map(locked.rows.map((row) => [row.id, row]));
+        return claimed.rows
+          .map((row): ClaimedDelivery => {
+            const found = byId.get(row.subscription_id)!;
+            return {
+              id: Number(row.id),
+              eventId: row.event_id,
+              payload: row.payload,
+              attempts: row.attempts,
+              createdAt: Number(row.created_at),
+              subscription: { id: found.id, url: found.url, secrets: signingSecrets(found, now) },
+            };
+          })
+          .sort((a, b) => a.id - b.id);
       });
     },
-    async settle(id, outcome, now) {
+    async settle(id, outcome, now, circuit) {
       if (outcome.kind === 'released') {
-        await query(`UPDATE webhook_deliveries SET next_attempt_at = $2 WHERE id = $1 AND status = 'pending'`, [
-          id,
-          now,
-        ]);
+        await query(
+          `UPDATE webhook_deliveries SET next_attempt_at = $2, leased_until = NULL WHERE id = $1 AND status = 'pending'`,
+          [id, now],
+        );
         return;
       }
       const row = settlement(outcome, now);
-      const values = [id, row.status, row.nextAttemptAt, row.lastStatus, row.lastError, row.finishedAt];
+      const values: unknown[] = [id, row.status, row.nextAttemptAt, row.lastStatus, row.lastError, row.finishedAt];
       const update = `UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1, next_attempt_at = $3,
-                        last_status = $4, last_error = $5, finished_at = $6 WHERE id = $1`;
-      if (!(outcome.kind === 'failed' && outcome.disableSubscription)) {
+                        last_status = $4, last_error = $5, finished_at = $6, leased_until = NULL WHERE id = $1`;
+      const parts: string[] = [];
+      if (outcome.kind === 'failed' && outcome.disableSubscription) {
+        // 410 Gone: this delivery fails, the subscription is disabled and its pending deliveries fail with it.
+        values.push(outcome.disableSubscription);
+        const reason = `$${values.length}`;
+        parts.push(
+          `disabled AS (UPDATE webhook_subscriptions SET enabled = false, disabled_reason = ${reason}
+                        WHERE id = (SELECT subscription_id FROM settled))`,
+          `failed AS (UPDATE webhook_deliveries SET status = 'failed', last_error = 'subscription disabled: ' || ${reason},
+                        finished_at = $6, leased_until = NULL
+                      WHERE status = 'pending' AND id <> $1 AND subscription_id = (SELECT subscription_id FROM settled))`,
+        );
+      }
+      if (circuit?.kind === 'answered') {
+        // Only a subscription that had failed is written: the normal case leaves its row alone.
+        parts.push(
+          `healed AS (UPDATE webhook_subscriptions SET failure_streak = 0, circuit_open_until = NULL, circuit_opens = 0
+                      WHERE id = (SELECT subscription_id FROM settled)
+                        AND (failure_streak <> 0 OR circuit_open_until IS NOT NULL))`,
+        );
+      } else if (circuit?.kind === 'failed') {
+        values.push(now, circuit.failures, circuit.openMs, circuit.maxOpenMs);
+        const [at, failures, openMs, maxOpenMs] = [0, 1, 2, 3].map((i) => `$${values.length - 3 + i}`);
+        const stays = `(circuit_open_until IS NOT NULL AND circuit_open_until > ${at}::bigint)
+                         OR failure_streak + 1 < ${failures}::int`;
+        parts.push(
+          `failing AS (UPDATE webhook_subscriptions SET failure_streak = failure_streak + 1,
+                         circuit_open_until = CASE WHEN ${stays} THEN circuit_open_until
+                           ELSE ${at}::bigint + least(${maxOpenMs}::bigint,
+                                  ${openMs}::bigint * (1::bigint << least(circuit_opens, 20))) END,
+                         circuit_opens = CASE WHEN ${stays} THEN circuit_opens ELSE circuit_opens + 1 END
+                       WHERE id = (SELECT subscription_id FROM settled))`,
+        );
+      }
+      if (parts.length === 0) {
         await query(update, values);
         return;
       }
-      // 410 Gone: this delivery fails, the subscription is disabled and its pending deliveries fail with it.
-      await query(
-        `WITH settled AS (${update} RETURNING subscription_id),
-         disabled AS (UPDATE webhook_subscriptions SET enabled = false, disabled_reason = $7
-                      WHERE id = (SELECT subscription_id FROM settled))
-         UPDATE webhook_deliveries SET status = 'failed', last_error = 'subscription disabled: ' || $7, finished_at = $6
-         WHERE status = 'pending' AND id <> $1 AND subscription_id = (SELECT subscription_id FROM settled)`,
-        [...values, outcome.disableSubscription],
+      await query(`WITH settled AS (${update} RETURNING subscription_id), ${parts.join(', ')} SELECT 1`, values);
+    },
+    async expire(createdBefore, now) {
+      const result = await query(
+        `UPDATE webhook_deliveries SET status = 'failed', finished_at = $2,
+           last_error = coalesce(last_error || '; ', '') || 'retry period over before the next attempt'
+         WHERE status = 'pending' AND created_at < $1 AND (leased_until IS NULL OR leased_until <= $2)`,
+        [createdBefore, now],
       );
+      return result.rowCount ?? 0;
+    },
+    async queues(now) {
+      const result = await query<{
+        id: string;
+        circuit_open_until: string | null;
+        pending: number;
+        oldest: string | null;
+        leased: number;
+      }>(
+        `SELECT s.id, s.circuit_open_until, count(d.id)::int AS pending, min(d.created_at) AS oldest,
+           (count(*) FILTER (WHERE d.leased_until > $1))::int AS leased
+         FROM webhook_subscriptions s LEFT JOIN webhook_deliveries d ON d.subscription_id = s.id AND d.status = 'pending'
+         GROUP BY s.id ORDER BY s.id`,
+        [now],
+      );
+      return result.rows.map((row) => ({
+        subscriptionId: row.id,
+        pending: row.pending,
+        leased: row.leased,
+        oldestCreatedAt: row.oldest === null ? null : Number(row.oldest),
+        circuitOpenUntil: row.circuit_open_until === null ? null : Number(row.circuit_open_until),
+      }));
     },
     async listDeliveries({ failedOnly, limit }) {
       const result = await query<DeliveryRow>(

@@ -10,6 +10,7 @@ import { StoreUnavailableError } from '../store.js';
 import { type TokenRow, toTokenRecord } from '../token-row.js';
 import { ChangeFeed, channelFor, encodeChange, notifyPrefix } from './change-feed.js';
 import { CreateBatch } from './create-batch.js';
+import { quoteIdent } from './identifier.js';
 import { postgresMigrations } from './migrations.js';
 import { createPostgresOutbox } from './outbox.js';
 
@@ -80,10 +81,6 @@ function isUnavailable(error: unknown): boolean {
   );
 }
 
-function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
 export function openPostgresStore({
   url,
   poolSize = DEFAULT_POOL_SIZE,
@@ -104,7 +101,7 @@ export function openPostgresStore({
     statement_timeout: timeoutMs,
     lock_timeout: timeoutMs,
     query_timeout: timeoutMs + 500,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    ...(schema ? { options: `-c search_path=${quoteIdent(schema)}` } : {}),
   });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});
@@ -161,7 +158,38 @@ export function openPostgresStore({
   };
 
   // Creates group-committed with their webhook events (outbox.ts): one statement, one commit per batch.
-  const outbox = createPostgresOutbox(query);
+  const outbox = createPostgresOutbox(query, async (work) => {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw new StoreUnavailableError('the PostgreSQL database is unreachable', { cause: error });
+    }
+    const run = async <Row extends pg.QueryResultRow>(text: string, values: unknown[] = [], name?: string) => {
+      try {
+        return await client.query<Row>(name ? { name, text, values } : { text, values });
+      } catch (error) {
+        if (isUnavailable(error))
+          throw new StoreUnavailableError('the PostgreSQL database is unreachable', { cause: error });
+        throw error;
+      }
+    };
+    let broken = false;
+    try {
+      await run('BEGIN');
+      const result = await work(run);
+      await run('COMMIT');
+      return result;
+    } catch (error) {
+      broken = await run('ROLLBACK').then(
+        () => false,
+        () => true,
+      );
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  });
   const creates = new CreateBatch((rows) => outbox.createBatchWithEvents(rows, channel, notifyPrefix(origin)));
 
   return {

@@ -62,4 +62,17 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
       CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries (subscription_id);
       CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (finished_at) WHERE status <> 'pending';`,
   },
+  {
+    version: 3,
+    description: 'webhook queues per subscription: leases counted per subscription, and a circuit breaker',
+    sql: `
+      ALTER TABLE webhook_subscriptions ADD COLUMN failure_streak INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhook_subscriptions ADD COLUMN circuit_open_until INTEGER;
+      ALTER TABLE webhook_subscriptions ADD COLUMN circuit_opens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhook_deliveries ADD COLUMN leased_until INTEGER;
+      CREATE INDEX webhook_deliveries_queue ON webhook_deliveries (subscription_id, next_attempt_at)
+        WHERE status = 'pending';
+      CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (subscription_id, leased_until)
+        WHERE status = 'pending' AND leased_until IS NOT NULL;`,
+  },
 ];

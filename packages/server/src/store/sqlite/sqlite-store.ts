@@ -2,16 +2,17 @@
 // survives a crash or power cut; ids are 64-bit integers bound and read as bigint, never rounded.
 // Writes are group-committed; pages and token lookups are cached until the database changes (data_version
 // catches commits by other processes sharing the file, e.g. `serve --workers`).
-import { mkdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { PageCache } from '../page-cache.js';
 import type { PlantPage, Store, TokenRecord } from '../store.js';
 import { type TokenRow, toTokenRecord } from '../token-row.js';
 import { checkBeforeOpen, watchFile } from './file-guard.js';
+import { prepareDatabaseFile } from './file-mode.js';
 import { asStoreError, createGroupCommit } from './group-commit.js';
 import { sqliteMigrations } from './migrations.js';
 import { createSqliteOutbox } from './outbox.js';
+import { keepWalSmall } from './wal.js';
 
 // The page as JSON, built by SQLite: {"name":...} or {"name":...,"tag":...} per plant, in id order.
 const PAGE_SELECT = `SELECT json_group_array(
@@ -29,14 +30,16 @@ export interface SqliteOptions {
   recreateLost?: boolean;
 }
 
+const BUSY_TIMEOUT_MS = 1000;
+
 /** A connection to `path` (its directory created if needed) with the settings every store connection runs on. */
 export function openSqliteDatabase(path: string): Database.Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') prepareDatabaseFile(path);
   const db = new Database(path);
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   // Waiting blocks the event loop, so a write lock held elsewhere is waited for briefly, then answered with 503.
-  db.pragma('busy_timeout = 1000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   return db;
 }
 
@@ -51,16 +54,22 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   const watch = path === ':memory:' ? null : watchFile(path, statSync(path, { bigint: true }));
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
 
+  // The log is emptied once writes pause (see sqlite-wal.ts).
+  const wal = path === ':memory:' ? undefined : keepWalSmall(db, BUSY_TIMEOUT_MS);
   const write: <T>(work: () => T) => Promise<T> =
     options.groupCommit === false
       ? async (work) => {
+          wal?.wrote();
           try {
             return work();
           } catch (error) {
             throw asStoreError(error);
           }
         }
-      : createGroupCommit(db, undefined, options.onGroupCommit);
+      : createGroupCommit(db, undefined, (size) => {
+          wal?.wrote();
+          options.onGroupCommit?.(size);
+        });
 
   // Statements touching tables that migrations create are prepared on first use.
   const prepared = new Map<string, Database.Statement>();
@@ -205,6 +214,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     },
     async close() {
       watch?.stop();
+      wal?.stop();
       if (db.open) db.close();
     },
   };

@@ -1,10 +1,10 @@
 // Issue 10, High 2: the SQLite page cache is bounded in bytes. Clients choose `limit` and forge cursors freely, so a
 // walk over many distinct pages of large plants must leave the process within the cache budget, not grow by every page.
 import { readFileSync } from 'node:fs';
+import { encodeCursor } from '@plant-store/contract';
 import { createTestDatabase, type TestDatabase } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../../src/auth/tokens.js';
-import { encodeCursor } from '../../../src/handlers/paging.js';
 import { openStore } from '../../../src/store/open-store.js';
 import { type ServerProcess, startServerProcess } from '../../support/process.js';
 

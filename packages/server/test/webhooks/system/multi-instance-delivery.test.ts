@@ -60,4 +60,55 @@ describe('several instances on one database', () => {
   it('two processes on one SQLite file deliver each event once', async () => {
     await twoInstancesDeliverOnce(createTestDatabase('sqlite'));
   });
+
+  it("two instances on one PostgreSQL: a hanging receiver gets its cap in all, and another's events arrive within a second", async () => {
+    const database = createTestDatabase('postgres');
+    const hanging = await startWebhookReceiver(() => 'hang');
+    const healthy = await startWebhookReceiver();
+    cleanups.push(
+      () => database.drop(),
+      () => hanging.close(),
+      () => healthy.close(),
+    );
+    const store = await openStore(database.url);
+    const tokens: Record<string, string> = {};
+    try {
+      await store.migrate();
+      await addSubscription(store.webhooks, { url: hanging.url, subject: 'alice', allowPrivate: true });
+      await addSubscription(store.webhooks, { url: healthy.url, subject: 'bob', allowPrivate: true });
+      for (const subject of ['alice', 'bob']) tokens[subject] = (await issueToken(store.tokens, { subject })).token;
+    } finally {
+      await store.close();
+    }
+    const env = {
+      DATABASE_URL: database.url,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_TIMEOUT_MS: '6000',
+      WEBHOOK_PER_SUBSCRIPTION: '4',
+      RATE_LIMIT_MAX: '0',
+    };
+    const instances = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+    processes.push(...instances);
+    const create = (instance: ServerProcess, subject: string, id: number) =>
+      fetch(`${instance.url}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens[subject]}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id, name: `${subject} ${id}` }),
+      });
+    const responses = await Promise.all(Array.from({ length: 64 }, (_, id) => create(instances[id % 2]!, 'alice', id)));
+    expect(responses.every((response) => response.status === 200)).toBe(true);
+    await waitFor('the hanging receiver to hold its attempts', () => hanging.received.length >= 4, {
+      timeoutMs: 5_000,
+    });
+    const delays: number[] = [];
+    for (let id = 1; id <= 3; id++) {
+      const created = Date.now();
+      expect((await create(instances[id % 2]!, 'bob', id)).status).toBe(200);
+      await waitFor(`Bob's delivery ${id}`, () => healthy.received.length >= id, { timeoutMs: 10_000 });
+      delays.push(healthy.received[id - 1]!.at - created);
+    }
+    expect(Math.max(...delays)).toBeLessThan(1_000);
+    // Both instances together never held more than the subscription's cap of requests open at the dead receiver.
+    expect(hanging.received.length).toBe(4);
+  });
 });

@@ -129,4 +129,45 @@ describe('plant-store webhook', () => {
     expect(await local('webhook', 'replay', 'abc')).toMatchObject({ code: 2 });
     expect(await local('webhook', 'deliveries', '--limit', '0')).toMatchObject({ code: 2 });
   });
+
+  it('enables again a webhook that a 410 disabled: listed as disabled with the reason, then sent the next plant', async () => {
+    const receiver: WebhookReceiver = await startWebhookReceiver((_request, index) => ({
+      status: index === 0 ? 410 : 204,
+    }));
+    cleanups.push(() => receiver.close());
+    const server: ServerProcess = await startServerProcess({ DATABASE_URL, WEBHOOK_ALLOW_PRIVATE: 'true' });
+    cleanups.push(async () => {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    });
+    const token = lastLine((await strict('token', 'create', '--subject', 'carol')).stdout);
+    const added = await local('webhook', 'add', '--url', receiver.url, '--subject', 'carol');
+    const id = /Created webhook (\S+) /.exec(added.stdout)?.[1];
+    const create = (plantId: number) =>
+      fetch(`${server.url}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: plantId, name: 'Fern' }),
+      });
+    expect((await create(1)).status).toBe(200);
+    const row = async () =>
+      (await local('webhook', 'list')).stdout.split('\n').find((line) => line.startsWith(`${id}\t`));
+    await waitFor('disabled by the 410', async () =>
+      Boolean((await row())?.includes('disabled (the receiver answered 410 Gone)')),
+    );
+
+    expect(await local('webhook', 'enable', 'wh_unknown')).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('wh_unknown'),
+    });
+    expect(await local('webhook', 'enable')).toMatchObject({ code: 2 });
+    expect(await local('webhook', 'enable', id!)).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining(`Enabled webhook ${id}`),
+    });
+    expect(await row()).toContain('\tcarol\tenabled\t');
+    expect((await create(2)).status).toBe(200);
+    await waitFor('the next plant', () => receiver.received.length === 2, { timeoutMs: 5_000 });
+    expect(receiver.received[1]!.body).toBe('{"id":2,"name":"Fern"}');
+  });
 });

@@ -161,7 +161,10 @@ describe('configuration', () => {
     expect(config).toEqual({
       allowPrivate: false,
       timeoutMs: 10_000,
-      concurrency: 16,
+      concurrency: 64,
+      perSubscription: 4,
+      circuitFailures: 5,
+      circuitOpenMs: 30_000,
       pollMs: 250,
       retryFirstMs: 5_000,
       retryPeriodMs: 86_400_000,

@@ -8,8 +8,8 @@ import { OPENAPI_PATH } from '@plant-store/contract/document';
 import { createTestApp, type TestApp } from '@plant-store/test-kit';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invalidValue, type Schema, toJson, validValue } from '../../../../src/conformance/schema-arbitraries.js';
 import { type Answer, call } from '../../../support/http.js';
-import { invalidValue, type Schema, toJson, validValue } from './schema-arbitraries.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2500);
 const LEAKS = /\bat \S+ \(|\.ts:\d+|node_modules|\/work\/|SQLITE_|sqlite3?\b|SELECT |INSERT |postgres/i;

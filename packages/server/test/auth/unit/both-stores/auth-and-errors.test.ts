@@ -214,7 +214,7 @@ describe('binding the contract', () => {
     const opened = {
       ...contract,
       operations: contract.operations.map((operation) =>
-        operation.operationId === 'getPlants' ? { ...operation, securitySchemes: [] } : operation,
+        operation.operationId === 'getPlants' ? { ...operation, security: [] } : operation,
       ),
     };
     expect(() => checkBindings(opened, handlers, { bearerAuth: () => {} })).toThrow(

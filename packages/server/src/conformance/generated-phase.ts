@@ -1,0 +1,202 @@
+// The generated phase: the edges of every bound first, then requests drawn from the contract's schemas until the
+// budget (a count or a deadline) is spent. What a valid write must answer comes from the ledger of what the run
+// created: a fresh id is created, an id created already conflicts, an id never created is not found.
+import { flattenAllOf, INTEGER_TEXT } from '@plant-store/contract';
+import fc from 'fast-check';
+import { linkProblems } from './checks.js';
+import type { ContractOperation } from './contract.js';
+import type { Principal } from './http-client.js';
+import { edgePlans, type GenerationContext, type Plan, plans, render, type Shape, validShape } from './requests.js';
+import type { RunContext } from './run-context.js';
+
+export interface Budget {
+  /** Generated requests to send (edges included). */
+  requests?: number;
+  /** Or: stop starting requests at this time (ms since the epoch). */
+  deadline?: number;
+}
+
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
+/** An id as sent in a body or a path, as a bigint, when it reads as an integer. */
+function idOf(value: unknown): bigint | undefined {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+  if (typeof value === 'string' && INTEGER_TEXT.test(value)) return BigInt(value);
+  return undefined;
+}
+
+function idParameter(operation: ContractOperation): string | undefined {
+  return operation.parameters.find((p) => p.in === 'path' && p.schema.format === 'int64')?.name;
+}
+
+/** The body field that holds the new resource's int64 id. */
+export function bodyIdField(operation: ContractOperation): string | undefined {
+  const properties = (flattenAllOf(operation.body).properties ?? {}) as Record<string, Record<string, unknown>>;
+  return Object.keys(properties).find((name) => properties[name]?.format === 'int64');
+}
+
+/** Sends one plan and checks it against the model; updates the ledger with what it created or deleted. */
+export async function executePlan(run: RunContext, input: Plan): Promise<void> {
+  const { operation } = input;
+  let plan = input;
+  const principal: Principal | undefined = plan.credentials.kind === 'token' ? plan.credentials.principal : undefined;
+  const idName = idParameter(operation);
+  if (plan.kind === 'delete-created' && principal && idName) {
+    const owned = run.ledger.ids(principal);
+    const pick = owned[Number(BigInt.asUintN(32, idOf(plan.shape.path[idName]) ?? 0n)) % Math.max(1, owned.length)];
+    plan = {
+      ...plan,
+      kind: 'valid',
+      shape: { ...plan.shape, path: { ...plan.shape.path, [idName]: pick ?? plan.shape.path[idName] } },
+    };
+  }
+  const id =
+    operation.role === 'create'
+      ? idOf((plan.shape.body as Record<string, unknown> | undefined)?.[bodyIdField(operation) ?? 'id'])
+      : idName
+        ? idOf(plan.shape.path[idName])
+        : undefined;
+  const owned = principal !== undefined && id !== undefined && run.ledger.has(principal, id);
+  const success = operation.successStatus;
+  let statuses: number[];
+  let because: string;
+  switch (plan.kind) {
+    case 'valid':
+    case 'head':
+      if (operation.role === 'create' && owned) [statuses, because] = [[409], 'this principal created the id already'];
+      else if (operation.role === 'delete' && !owned)
+        [statuses, because] = [[404], 'the id is unknown to this principal'];
+      else [statuses, because] = [[success], 'every value is valid'];
+      break;
+    case 'invalid':
+      [statuses, because] = [[400], `invalid: ${plan.breaks}`];
+      break;
+    case 'malformed-body':
+      [statuses, because] = [[400], 'the body is not JSON'];
+      break;
+    case 'forged-opaque':
+      [statuses, because] = [[success, 400], 'a cursor the service never issued may be refused'];
+      break;
+    case 'unknown-parameter':
+      [statuses, because] = [[success, 400], 'a query parameter the contract does not declare'];
+      break;
+    case 'media-type':
+      [statuses, because] = [[415], `the body is ${plan.shape.contentType}`];
+      break;
+    case 'oversized':
+      [statuses, because] = [[413], 'the body is larger than the contract allows'];
+      break;
+    case 'unauthenticated':
+      [statuses, because] = [[401], 'no valid token'];
+      break;
+    case 'insufficient-scope':
+      [statuses, because] = [[403], `the token lacks the ${operation.scope} scope`];
+      break;
+    default:
+      [statuses, because] = [[success], plan.kind];
+  }
+  const request = render(plan);
+  const answer = await run.call(operation, request, { statuses, because });
+  if (!answer) return;
+  const { exchange, body } = answer;
+  if (isSuccess(exchange.status) && id !== undefined && principal !== undefined) {
+    if (operation.role === 'create' && run.range.has(id)) run.ledger.add(principal, id);
+    if (operation.role === 'delete') run.ledger.remove(principal, id);
+  }
+  if (operation.role === 'create' && isSuccess(exchange.status) && (id === undefined || !run.range.has(id))) {
+    run.results.skip(
+      operation.operationId,
+      'cleanup',
+      `a refused create was stored (${request.body?.slice(0, 60)}): delete it by hand`,
+    );
+  }
+  if (operation.role === 'list' && exchange.status === 200 && plan.kind !== 'head') {
+    const link = exchange.headers.link;
+    const cursor = operation.parameters.find((p) => p.name === 'cursor');
+    if (link !== undefined) {
+      const problems = linkProblems(
+        link,
+        exchange.url,
+        cursor?.schema.pattern ? new RegExp(String(cursor.schema.pattern), 'u') : undefined,
+      );
+      run.results.record(operation.operationId, 'link', problems.length ? problems.join('; ') : undefined, [exchange]);
+    }
+    const limit = Number(
+      plan.shape.query.limit ?? operation.parameters.find((p) => p.name === 'limit')?.schema.default,
+    );
+    if (Array.isArray(body) && Number.isInteger(limit)) {
+      run.results.record(
+        operation.operationId,
+        'model-listing',
+        body.length > limit ? `a page of ${body.length} plants for limit=${limit}` : undefined,
+        [exchange],
+      );
+    }
+  }
+  if (plan.kind === 'head') {
+    const get = await run.call(operation, { ...request, method: 'GET' }, { statuses });
+    if (get) {
+      const problems: string[] = [];
+      if (get.exchange.status !== exchange.status)
+        problems.push(`HEAD answered ${exchange.status}, GET ${get.exchange.status}`);
+      if ((get.exchange.headers.link === undefined) !== (exchange.headers.link === undefined)) {
+        problems.push('HEAD and GET differ in Link');
+      }
+      if (exchange.text !== '') problems.push('HEAD answered with a body');
+      run.results.record(operation.operationId, 'head', problems.length ? problems.join('; ') : undefined, [
+        exchange,
+        get.exchange,
+      ]);
+    }
+  }
+}
+
+/** The generation context of a run. */
+export function generationContext(run: RunContext): GenerationContext {
+  const create = run.contract.byRole('create');
+  const limitText = /(\d+) bytes/.exec(create?.responses['413']?.description ?? '');
+  const writers: Principal[] = run.options.readOnly ? [] : ['token'];
+  if (!run.options.readOnly && run.options.secondToken) writers.push('second-token');
+  return {
+    range: run.range,
+    writers,
+    readToken: run.options.readToken !== undefined,
+    readOnly: run.options.readOnly,
+    bodyLimit: limitText ? Number(limitText[1]) : undefined,
+  };
+}
+
+/** The generated phase: edges, then random plans, until the budget is spent or the run is interrupted. */
+export async function runGeneratedPhase(run: RunContext, budget: Budget): Promise<number> {
+  const context = generationContext(run);
+  const usable = run.contract.operations.filter(
+    (operation) => !(context.readOnly && operation.method !== 'GET' && operation.method !== 'HEAD'),
+  );
+  let sent = 0;
+  const more = () =>
+    !run.signal.aborted &&
+    (budget.requests === undefined || sent < budget.requests) &&
+    (budget.deadline === undefined || Date.now() < budget.deadline);
+  let seed = run.options.seed;
+  const edges: Plan[] = [];
+  for (const operation of usable) {
+    const shapes = fc.sample(validShape(operation, run.range), { seed: seed++, numRuns: 64 }) as Shape[];
+    let index = 0;
+    edges.push(...edgePlans(operation, () => shapes[index++ % shapes.length]!));
+  }
+  for (const plan of edges) {
+    if (!more()) return sent;
+    await executePlan(run, plan);
+    sent++;
+  }
+  const arbitrary = plans(usable, context);
+  for (let chunk = 0; more(); chunk++) {
+    for (const plan of fc.sample(arbitrary, { seed: seed + chunk, numRuns: 100 })) {
+      if (!more()) return sent;
+      await executePlan(run, plan);
+      sent++;
+    }
+  }
+  return sent;
+}

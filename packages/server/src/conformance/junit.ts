@@ -1,0 +1,68 @@
+// The results as JUnit XML, the format CI systems (GitHub Actions reporters, GitLab's `artifacts:reports:junit`)
+// show per test: one test suite per operation, one test case per check, a failure element per failing check with
+// the problems and their curl reproductions.
+import { curlOf } from './curl.js';
+import type { Results } from './report.js';
+
+// XML 1.0 cannot hold most control characters even as references: they are written as \uXXXX text instead.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udfff]/gu;
+
+function xmlText(text: string): string {
+  return text
+    .replace(NOT_XML, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;');
+}
+
+export interface JunitContext {
+  seed: number;
+  seconds: number;
+}
+
+/** The JUnit XML document of `results`. */
+export function junitXml(results: Results, { seed, seconds }: JunitContext): string {
+  const rows = results.rows();
+  const operations = [...new Set(rows.map((row) => row.operationId))];
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="plant-store conformance" tests="${rows.length}" failures="${rows.filter((r) => r.failed > 0).length}" time="${seconds.toFixed(3)}">`,
+  ];
+  for (const operationId of operations) {
+    const own = rows.filter((row) => row.operationId === operationId);
+    const skipped = results.skipped.filter((skip) => skip.operationId === operationId);
+    lines.push(
+      `  <testsuite name="${xmlText(operationId)}" tests="${own.length + skipped.length}" failures="${own.filter((r) => r.failed > 0).length}" skipped="${skipped.length}">`,
+      `    <properties><property name="seed" value="${seed}"/></properties>`,
+    );
+    for (const row of own) {
+      const name = `${xmlText(row.check)}`;
+      if (row.failed === 0) {
+        lines.push(`    <testcase classname="${xmlText(operationId)}" name="${name}"/>`);
+        continue;
+      }
+      const details = results.failures
+        .filter((failure) => failure.operationId === operationId && failure.check === row.check)
+        .map(
+          (failure) =>
+            `${failure.message}\n${failure.exchanges.map((exchange) => `  ${curlOf(exchange.request, exchange.url)}`).join('\n')}`,
+        )
+        .join('\n\n');
+      lines.push(
+        `    <testcase classname="${xmlText(operationId)}" name="${name}">`,
+        `      <failure message="${xmlText(`${row.failed} of ${row.passed + row.failed} failed`)}" type="${name}">${xmlText(`${details}\n\nreplay: --seed ${seed}`)}</failure>`,
+        '    </testcase>',
+      );
+    }
+    for (const skip of skipped) {
+      lines.push(
+        `    <testcase classname="${xmlText(operationId)}" name="${xmlText(skip.check)}"><skipped message="${xmlText(skip.why)}"/></testcase>`,
+      );
+    }
+    lines.push('  </testsuite>');
+  }
+  lines.push('</testsuites>', '');
+  return lines.join('\n');
+}

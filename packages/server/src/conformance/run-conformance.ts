@@ -1,0 +1,183 @@
+// `plant-store conformance`: checks a running deployment against openapi.yaml from outside, with only a URL and
+// tokens (no configuration, no database). The one entry the CLI calls; exit code 0 pass, 1 a failed check, 2 usage.
+import { writeFileSync } from 'node:fs';
+import {
+  CONFORMANCE_USAGE,
+  type ConformanceOptions,
+  ConformanceUsageError,
+  parseConformanceArguments,
+} from './arguments.js';
+import { cleanUp } from './cleanup.js';
+import { loadConformanceContract } from './contract.js';
+import { curlOf } from './curl.js';
+import { runGeneratedPhase } from './generated-phase.js';
+import { HttpClient, Interrupted, type Principal, TransportError } from './http-client.js';
+import { junitXml } from './junit.js';
+import { Results, renderTable } from './report.js';
+import { Ledger, reservedRange } from './reserved-ids.js';
+import { callerFor, type RunContext } from './run-context.js';
+import { runStatefulPhase } from './stateful-model.js';
+
+export interface ConformanceIo {
+  stdout: (line: string) => void;
+  stderr: (line: string) => void;
+  env: Record<string, string | undefined>;
+}
+
+/** The command line that replays a run (tokens from the environment). */
+function replayCommand(options: ConformanceOptions): string {
+  const parts = ['plant-store conformance', `--base-url ${options.baseUrl.href}`, `--seed ${options.seed}`];
+  if (options.requests !== undefined) parts.push(`--requests ${options.requests}`);
+  if (options.durationS !== undefined) parts.push(`--duration ${options.durationS}`);
+  if (options.readOnly) parts.push('--read-only');
+  return parts.join(' ');
+}
+
+/** Refuses tokens the service does not take, before anything is written (a usage error, not a failed check). */
+async function checkTokens(run: RunContext): Promise<void> {
+  const list = run.contract.byRole('list');
+  if (!list) return;
+  const given: [Principal, string][] = [['token', '--token']];
+  if (run.options.secondToken) given.push(['second-token', '--second-token']);
+  if (run.options.readToken) given.push(['read-token', '--read-token']);
+  for (const [principal, option] of given) {
+    const exchange = await run.client.send({ method: 'GET', target: `${list.path}?limit=1`, principal }, run.signal);
+    if (exchange.status === 401 || exchange.status === 403) {
+      throw new ConformanceUsageError(
+        `the service answered ${exchange.status} to ${option} on ${list.operationId}: is it a live token of this deployment with the read scope?`,
+      );
+    }
+  }
+}
+
+/** Compares the contract version the deployment serves (/openapi.json, when it does) with this tool's. */
+async function checkServedContract(run: RunContext): Promise<void> {
+  const operation = '(deployment)';
+  const exchange = await run.client.send({ method: 'GET', target: '/openapi.json' }, run.signal);
+  if (exchange.status !== 200) {
+    run.results.skip(operation, 'served-contract', `GET /openapi.json answered ${exchange.status}`);
+    return;
+  }
+  let served: string | undefined;
+  try {
+    served = (JSON.parse(exchange.text) as { info?: { version?: string } }).info?.version;
+  } catch {
+    served = undefined;
+  }
+  run.results.record(
+    operation,
+    'served-contract',
+    served === run.contract.version
+      ? undefined
+      : `the deployment serves contract ${served ?? '(unreadable)'}, this tool checks ${run.contract.version}`,
+    [exchange],
+  );
+}
+
+/** Runs `plant-store conformance` with `args`; resolves to the exit code. `signal` interrupts (Ctrl-C). */
+export async function runConformance(
+  args: string[],
+  io: ConformanceIo,
+  signal = new AbortController().signal,
+): Promise<number> {
+  let options: ConformanceOptions;
+  try {
+    const parsed = parseConformanceArguments(args, io.env);
+    if (parsed === 'help') {
+      io.stdout(CONFORMANCE_USAGE);
+      return 0;
+    }
+    options = parsed;
+  } catch (error) {
+    if (!(error instanceof ConformanceUsageError)) throw error;
+    io.stderr(`plant-store conformance: ${error.message}\n\n${CONFORMANCE_USAGE}`);
+    return 2;
+  }
+  const started = Date.now();
+  const contract = loadConformanceContract();
+  const results = new Results();
+  const client = new HttpClient({
+    baseUrl: options.baseUrl,
+    tokens: { token: options.token, 'second-token': options.secondToken, 'read-token': options.readToken },
+    userAgent: `plant-store-conformance (contract ${contract.version})`,
+  });
+  const range = reservedRange(options.seed);
+  const run: RunContext = {
+    options,
+    contract,
+    client,
+    results,
+    range,
+    ledger: new Ledger(),
+    signal,
+    call: callerFor(client, results, signal),
+  };
+  io.stdout(
+    `plant-store conformance: ${options.baseUrl.href}, contract ${contract.version}, seed ${options.seed}` +
+      `${options.readOnly ? ', read-only' : `, writing only ids ${range.first} to ${range.last}`}`,
+  );
+  let interrupted = false;
+  let fatal: string | undefined;
+  let generated = 0;
+  try {
+    await checkTokens(run);
+    await checkServedContract(run);
+    await runStatefulPhase(run);
+    const budget =
+      options.durationS === undefined
+        ? { requests: options.requests ?? 0 }
+        : { deadline: started + options.durationS * 1000 };
+    generated = await runGeneratedPhase(run, budget);
+  } catch (error) {
+    if (error instanceof ConformanceUsageError) {
+      await cleanUp(run);
+      io.stderr(`plant-store conformance: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof Interrupted) interrupted = true;
+    else if (error instanceof TransportError) fatal = error.message;
+    else throw error;
+  }
+  if (signal.aborted) interrupted = true;
+  if (interrupted) io.stderr('plant-store conformance: interrupted; deleting what the run created');
+  const cleanup = await cleanUp(run).catch((error: unknown) => {
+    fatal ??= (error as Error).message;
+    return { deleted: 0, left: [] };
+  });
+  const seconds = (Date.now() - started) / 1000;
+
+  for (const line of renderTable(results)) io.stdout(line);
+  for (const skip of results.skipped) io.stdout(`skipped ${skip.operationId}/${skip.check}: ${skip.why}`);
+  if (results.failures.length > 0) {
+    io.stdout('');
+    io.stdout('Failures (the first 3 of each check), each with a curl that sends the same request:');
+    results.failures.forEach((failure, index) => {
+      io.stdout(`${index + 1}. ${failure.operationId}/${failure.check}: ${failure.message}`);
+      for (const exchange of failure.exchanges) io.stdout(`   ${curlOf(exchange.request, exchange.url)}`);
+    });
+    io.stdout(`Replay the run: ${replayCommand(options)}`);
+  }
+  const methods = [...client.methods].map(([method, count]) => `${method} ${count}`).join(', ');
+  io.stdout('');
+  io.stdout(
+    `${client.sent} requests (${methods}) in ${seconds.toFixed(1)} s, ${generated} generated; ` +
+      `${client.retried} answers waited on for Retry-After (${(client.waitedMs / 1000).toFixed(1)} s); ` +
+      `deleted ${cleanup.deleted} plants the run created${cleanup.left.length ? `, ${cleanup.left.length} LEFT BEHIND` : ''}.`,
+  );
+  if (options.junit) {
+    writeFileSync(options.junit, junitXml(results, { seed: options.seed, seconds }));
+    io.stdout(`JUnit XML written to ${options.junit}`);
+  }
+  const failed = results.failedChecks();
+  if (fatal) io.stderr(`plant-store conformance: ${fatal}`);
+  if (interrupted) {
+    io.stdout('INTERRUPTED: the run did not finish.');
+    return 1;
+  }
+  if (failed.length > 0 || fatal) {
+    io.stdout(`FAILED: ${failed.join(', ') || 'the service did not answer'} (seed ${options.seed})`);
+    return 1;
+  }
+  io.stdout(`PASSED: every check held (seed ${options.seed}).`);
+  return 0;
+}

@@ -1,0 +1,260 @@
+// The memory engine (DATABASE_URL=memory:): the whole Store interface in plain Maps, for demos, frontend work and
+// handler tests. Nothing is kept: closing the store, or the process ending, loses every plant, token and webhook.
+// Each call is one synchronous step, so concurrent callers never interleave inside it (the other engines' atomicity).
+import {
+  newPlantEvent,
+  QueuedSignal,
+  type SubscriptionRow,
+  settlement,
+  signingSecrets,
+  toSubscription,
+} from '../outbox-event.js';
+import type {
+  ClaimedDelivery,
+  PlantPage,
+  PlantRepository,
+  Store,
+  StoredPlant,
+  TokenRecord,
+  TokenRepository,
+  WebhookDelivery,
+  WebhookRepository,
+} from '../store.js';
+
+/** The URL that names this engine. */
+export const MEMORY_URL = 'memory:';
+
+function plantsOf(): PlantRepository & { owners: Map<string, Map<bigint, StoredPlant>> } {
+  const owners = new Map<string, Map<bigint, StoredPlant>>();
+  const owned = (owner: string) => {
+    const plants = owners.get(owner) ?? new Map<bigint, StoredPlant>();
+    owners.set(owner, plants);
+    return plants;
+  };
+  return {
+    owners,
+    async create(owner, plant) {
+      const plants = owned(owner);
+      if (plants.has(plant.id)) return false;
+      plants.set(plant.id, { ...plant });
+      return true;
+    },
+    async list(owner, { limit, after }): Promise<PlantPage> {
+      const ids = [...owned(owner).keys()]
+        .filter((id) => after === undefined || id > after)
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const page = ids.slice(0, limit).map((id) => owned(owner).get(id) as StoredPlant);
+      return {
+        json: JSON.stringify(page.map(({ name, tag }) => (tag === undefined ? { name } : { name, tag }))),
+        lastId: page.at(-1)?.id,
+        hasMore: ids.length > limit,
+      };
+    },
+    async delete(owner, id) {
+      return owned(owner).delete(id);
+    },
+  };
+}
+
+function tokensOf(): TokenRepository {
+  const byHash = new Map<string, TokenRecord & { secretHash: Buffer }>();
+  const key = (hash: Buffer) => hash.toString('hex');
+  return {
+    async insert(record, secretHash) {
+      byHash.set(key(secretHash), { ...record, scopes: [...record.scopes], secretHash: Buffer.from(secretHash) });
+    },
+    async findByHash(secretHash) {
+      const found = byHash.get(key(secretHash));
+      return found ? { ...found, scopes: [...found.scopes] } : undefined;
+    },
+    async list() {
+      return [...byHash.values()]
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+        .map(({ secretHash: _hash, ...record }) => ({ ...record, scopes: [...record.scopes] }));
+    },
+    async revoke(id, at) {
+      const found = [...byHash.values()].find((record) => record.id === id);
+      if (!found) return false;
+      found.revokedAt ??= at;
+      return true;
+    },
+  };
+}
+
+interface DeliveryEntry extends WebhookDelivery {
+  payload: string;
+}
+
+function webhooksOf(signal: QueuedSignal): WebhookRepository & { queue(plant: StoredPlant, owner: string): void } {
+  const subscriptions = new Map<string, SubscriptionRow>();
+  const deliveries = new Map<number, DeliveryEntry>();
+  let nextId = 1;
+  const add = (subscriptionId: string, eventId: string, payload: string, now: number): number => {
+    const id = nextId++;
+    deliveries.set(id, {
+      id,
+      subscriptionId,
+      eventId,
+      payload,
+      status: 'pending',
+      attempts: 0,
+      createdAt: now,
+      nextAttemptAt: now,
+      lastStatus: null,
+      lastError: null,
+      finishedAt: null,
+    });
+    return id;
+  };
+  const view = ({ payload: _payload, ...delivery }: DeliveryEntry): WebhookDelivery => ({ ...delivery });
+  return {
+    queue(plant, owner) {
+      const matching = [...subscriptions.values()].filter(
+        (subscription) => subscription.enabled && (subscription.subject === null || subscription.subject === owner),
+      );
+      if (matching.length === 0) return;
+      const { eventId, payload } = newPlantEvent(plant);
+      for (const subscription of matching) add(subscription.id, eventId, payload, Date.now());
+      signal.mark();
+    },
+    async addSubscription({ id, url, subject, secret }) {
+      subscriptions.set(id, {
+        id,
+        url,
+        subject,
+        secret,
+        previous_secret: null,
+        previous_secret_until: null,
+        enabled: true,
+        disabled_reason: null,
+        created_at: Date.now(),
+      });
+    },
+    async listSubscriptions() {
+      return [...subscriptions.values()].map(toSubscription);
+    },
+    async removeSubscription(id) {
+      if (!subscriptions.delete(id)) return false;
+      for (const [key, delivery] of deliveries) if (delivery.subscriptionId === id) deliveries.delete(key);
+      return true;
+    },
+    async rotateSecret(id, secret, previousUntil) {
+      const found = subscriptions.get(id);
+      if (!found) return false;
+      found.previous_secret = found.secret;
+      found.previous_secret_until = previousUntil.getTime();
+      found.secret = secret;
+      return true;
+    },
+    async hasDue(now) {
+      for (const delivery of deliveries.values()) {
+        if (delivery.status === 'pending' && delivery.nextAttemptAt <= now) return true;
+      }
+      return false;
+    },
+    async claimDue(now, leaseUntil, limit) {
+      const due = [...deliveries.values()]
+        .filter((delivery) => delivery.status === 'pending' && delivery.nextAttemptAt <= now)
+        .sort((a, b) => a.nextAttemptAt - b.nextAttemptAt)
+        .slice(0, limit);
+      return due.map((delivery): ClaimedDelivery => {
+        delivery.nextAttemptAt = leaseUntil;
+        const found = subscriptions.get(delivery.subscriptionId);
+        return {
+          id: delivery.id,
+          eventId: delivery.eventId,
+          payload: delivery.payload,
+          attempts: delivery.attempts,
+          createdAt: delivery.createdAt,
+          subscription: found?.enabled
+            ? { id: found.id, url: found.url, secrets: signingSecrets(found, now) }
+            : undefined,
+        };
+      });
+    },
+    async settle(id, outcome, now) {
+      const delivery = deliveries.get(id);
+      if (!delivery) return;
+      if (outcome.kind === 'released') {
+        if (delivery.status === 'pending') delivery.nextAttemptAt = now;
+        return;
+      }
+      Object.assign(delivery, settlement(outcome, now), { attempts: delivery.attempts + 1 });
+      if (outcome.kind === 'failed' && outcome.disableSubscription) {
+        const subscription = subscriptions.get(delivery.subscriptionId);
+        if (subscription) {
+          subscription.enabled = false;
+          subscription.disabled_reason = outcome.disableSubscription;
+        }
+        for (const other of deliveries.values()) {
+          if (other.status === 'pending' && other.subscriptionId === delivery.subscriptionId) {
+            Object.assign(other, {
+              status: 'failed',
+              lastError: `subscription disabled: ${outcome.disableSubscription}`,
+              finishedAt: now,
+            });
+          }
+        }
+      }
+    },
+    async listDeliveries({ failedOnly, limit }) {
+      return [...deliveries.values()]
+        .filter((delivery) => !failedOnly || delivery.status === 'failed')
+        .sort((a, b) => b.id - a.id)
+        .slice(0, limit)
+        .map(view);
+    },
+    async replay(id, now) {
+      const delivery = deliveries.get(id);
+      if (!delivery) return 'unknown';
+      if (!subscriptions.get(delivery.subscriptionId)?.enabled) return 'disabled';
+      const copy = add(delivery.subscriptionId, delivery.eventId, delivery.payload, now);
+      signal.notify();
+      return copy;
+    },
+    async prune(before) {
+      let pruned = 0;
+      for (const [key, delivery] of deliveries) {
+        if (delivery.status !== 'pending' && delivery.finishedAt !== null && delivery.finishedAt < before) {
+          deliveries.delete(key);
+          pruned++;
+        }
+      }
+      return pruned;
+    },
+    onQueued: (listener) => signal.on(listener),
+  };
+}
+
+/** A new, empty store in this process's memory. */
+export function openMemoryStore(): Store {
+  const signal = new QueuedSignal();
+  const plants = plantsOf();
+  const webhooks = webhooksOf(signal);
+  let closed = false;
+  return {
+    kind: 'memory',
+    plants: {
+      ...plants,
+      // The plant and its webhook deliveries in one step, as the other engines do in one transaction.
+      async create(owner, plant) {
+        const created = await plants.create(owner, plant);
+        if (created) webhooks.queue(plant, owner);
+        signal.committed();
+        return created;
+      },
+    },
+    tokens: tokensOf(),
+    webhooks,
+    async migrate() {
+      return [];
+    },
+    async ping() {
+      if (closed) throw new Error('the memory store is closed');
+    },
+    async close() {
+      closed = true;
+      plants.owners.clear();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+// `plant-store conformance` pointed at broken deployments (proxies in front of the real service, each breaking one
+// promise of the contract the way gateways, caches and bad builds do): it exits 1 and names the check that caught it.
+// An honest proxy in front of the same service passes, so each failure is the breakage's.
+import { startTestServer, type TestServer } from '@plant-store/test-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addsOwnerField,
+  type Breakage,
+  deletesUnknownWith200,
+  dropsLink,
+  numbersAsDoubles,
+  serverErrorOnLargestPage,
+  sharedPageCache,
+  startProxy,
+} from '../../support/broken-deployments.js';
+import { conformance, tally } from '../../support/conformance-run.js';
+
+let t: TestServer;
+let principals = 0;
+
+beforeAll(async () => {
+  t = await startTestServer({ env: { RATE_LIMIT_MAX: '0', RATE_LIMIT_ANONYMOUS_MAX: '0' } });
+});
+afterAll(() => t.close());
+
+/** One run through a proxy with `breakage`: the fixed and stateful checks, plus `requests` generated ones. */
+async function runThrough(breakage: Breakage, requests: number) {
+  const proxy = await startProxy(t.url, breakage);
+  principals++;
+  const [first, second] = await Promise.all([t.token(`broken-${principals}-a`), t.token(`broken-${principals}-b`)]);
+  try {
+    return await conformance([
+      '--base-url',
+      proxy.url,
+      '--token',
+      first,
+      '--second-token',
+      second,
+      '--requests',
+      String(requests),
+      '--seed',
+      '20261124',
+    ]);
+  } finally {
+    await proxy.close();
+  }
+}
+
+describe('plant-store conformance against broken deployments', () => {
+  it('passes through an honest proxy to the same service', async () => {
+    const run = await runThrough({}, 10);
+    expect(run.code, run.output).toBe(0);
+  }, 120_000);
+
+  it.each([
+    ['a gateway that drops Link', () => dropsLink, 0, 'getPlants', 'link'],
+    ['a proxy that re-encodes JSON numbers as doubles', () => numbersAsDoubles, 0, 'createPlant', 'id-exact'],
+    ["a cache that serves principal A's page to principal B", sharedPageCache, 0, 'getPlants', 'principal-isolation'],
+    ['a server that answers 500 for limit=1000', () => serverErrorOnLargestPage, 10, 'getPlants', 'no-5xx'],
+    [
+      'a server that answers 200 to deleting an unknown id',
+      () => deletesUnknownWith200,
+      0,
+      'deletePlant',
+      'declared-status',
+    ],
+    ['a build that adds an undeclared field to a Plant', () => addsOwnerField, 0, 'createPlant', 'undeclared-field'],
+  ] as const)(
+    'fails on %s, naming the check',
+    async (_name, breakage, requests, operationId, check) => {
+      const run = await runThrough(breakage(), requests);
+      expect(run.code, run.output).toBe(1);
+      expect(tally(run.output, operationId, check)?.failed, run.output).toBeGreaterThan(0);
+      expect(run.output).toMatch(new RegExp(`^FAILED: .*${operationId}/${check}`, 'm'));
+      // Each failure comes with the request that shows it, as a curl command without the token.
+      const failure = new RegExp(`^\\d+\\. ${operationId}/${check}: .*\\n   curl .*`, 'm').exec(run.output)?.[0];
+      expect(failure, run.output).toBeDefined();
+      expect(failure).not.toMatch(/Bearer [A-Za-z0-9_-]{20,}/);
+    },
+    120_000,
+  );
+});

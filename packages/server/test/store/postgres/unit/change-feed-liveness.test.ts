@@ -1,0 +1,80 @@
+// The PostgreSQL change feed on the machine's PostgreSQL: a schema with capitals in its name works end to end and its
+// instances hear each other (the channel is quoted when LISTENed, so it is not folded to lower case), and a feed
+// whose notifications stop arriving while its connection stays healthy stops being trusted: it proves it is live by
+// receiving its own heartbeat notification, not by answering SELECT 1.
+import { randomBytes } from 'node:crypto';
+import { POSTGRES_URL, waitFor } from '@plant-store/test-kit';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../../../src/store/open-store.js';
+import type { Store } from '../../../../src/store/store.js';
+import { type ListenBlockingProxy, startListenBlockingProxy } from '../../../support/listen-blocking-proxy.js';
+
+const schema = `CaseTest_${randomBytes(4).toString('hex')}`;
+let proxy: ListenBlockingProxy;
+/** `a` reaches PostgreSQL through the proxy (its notifications can be dropped); `b` is another instance. */
+let a: Store;
+let b: Store;
+
+const names = async (store: Store, owner: string) =>
+  (JSON.parse((await store.plants.list(owner, { limit: 100 })).json) as { name: string }[]).map((p) => p.name);
+
+beforeAll(async () => {
+  proxy = await startListenBlockingProxy();
+  // A short deadline for each database call, the feed's heartbeat included, keeps the test short.
+  a = await openStore(proxy.url(schema), { timeoutMs: 1_000 });
+  b = await openStore(`${POSTGRES_URL}?schema=${schema}`);
+  await a.migrate();
+});
+afterAll(async () => {
+  await a?.close();
+  await b?.close();
+  await proxy?.close();
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+});
+
+describe('the PostgreSQL change feed', () => {
+  it('works in a schema named with capitals, and its instances invalidate each other', async () => {
+    const owner = `owner_${randomBytes(4).toString('hex')}`;
+    await a.plants.create(owner, { id: 1n, name: 'Fern' });
+    // Both cache the page once their feeds are live.
+    await waitFor('both caches warm', async () => {
+      for (const store of [a, b]) await store.plants.list(owner, { limit: 100 });
+      return (a.cacheStats?.().hits ?? 0) > 0 && (b.cacheStats?.().hits ?? 0) > 0;
+    });
+    await b.plants.delete(owner, 1n);
+    await b.plants.create(owner, { id: 2n, name: 'Ivy' });
+    await waitFor('a hears b', async () => (await names(a, owner)).join() === 'Ivy', { timeoutMs: 2_000 });
+    await a.plants.create(owner, { id: 3n, name: 'Moss' });
+    await waitFor('b hears a', async () => (await names(b, owner)).join() === 'Ivy,Moss', { timeoutMs: 2_000 });
+  });
+
+  it('stops answering from its cache when notifications stop arriving, though its connection answers', async () => {
+    const owner = `owner_${randomBytes(4).toString('hex')}`;
+    await a.plants.create(owner, { id: 1n, name: 'Fern' });
+    expect(await names(a, owner)).toEqual(['Fern']); // cached now
+    proxy.dropNotifications(true);
+    try {
+      // Within a few heartbeats the feed sees its own notification missing and stops trusting the cache.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      await b.plants.create(owner, { id: 2n, name: 'Ivy' });
+      expect(await names(a, owner)).toEqual(['Fern', 'Ivy']);
+    } finally {
+      proxy.dropNotifications(false);
+    }
+    // Once notifications arrive again, the feed is live and caches again.
+    await waitFor(
+      'cached again',
+      async () => {
+        const before = a.cacheStats?.().hits ?? 0;
+        await names(a, owner);
+        await names(a, owner);
+        return (a.cacheStats?.().hits ?? 0) > before;
+      },
+      { timeoutMs: 15_000 },
+    );
+  }, 60_000);
+});

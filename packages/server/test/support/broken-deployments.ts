@@ -1,0 +1,170 @@
+// Test support: broken deployments for `plant-store conformance` to catch. Each is an HTTP proxy on loopback in front
+// of the real service that breaks one promise of the contract, the way gateways, caches and old builds do.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ProxiedRequest {
+  method: string;
+  /** Path and query. */
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface ProxiedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface Breakage {
+  /** Changes the request on its way to the service. */
+  request?(request: ProxiedRequest): ProxiedRequest;
+  /** Answers in the service's place (undefined: pass it on). */
+  answerInstead?(request: ProxiedRequest): ProxiedAnswer | undefined;
+  /** Changes the answer on its way back. */
+  answer?(answer: ProxiedAnswer, request: ProxiedRequest): ProxiedAnswer;
+}
+
+export interface Proxy {
+  url: string;
+  /** Every request that reached the proxy, in order. */
+  seen: ProxiedRequest[];
+  close(): Promise<void>;
+}
+
+// Headers that belong to one connection, not to the message.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade']);
+
+async function readBody(message: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of message) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A proxy to `target` (http://127.0.0.1:PORT) with `breakage` applied. */
+export async function startProxy(target: string, breakage: Breakage = {}): Promise<Proxy> {
+  const seen: ProxiedRequest[] = [];
+  const server: Server = createServer(async (incoming, outgoing) => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(incoming.headers)) {
+      if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    let request: ProxiedRequest = {
+      method: incoming.method ?? 'GET',
+      url: incoming.url ?? '/',
+      headers,
+      body: await readBody(incoming),
+    };
+    seen.push(request);
+    request = breakage.request?.(request) ?? request;
+    let answer = breakage.answerInstead?.(request);
+    if (!answer) {
+      const response = await fetch(`${target}${request.url}`, {
+        method: request.method,
+        headers: request.headers,
+        ...(request.body === '' || request.method === 'GET' || request.method === 'HEAD' ? {} : { body: request.body }),
+        redirect: 'manual',
+      });
+      const answerHeaders: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        if (!HOP_BY_HOP.has(name)) answerHeaders[name] = value;
+      });
+      answer = { status: response.status, headers: answerHeaders, body: await response.text() };
+      answer = breakage.answer?.(answer, request) ?? answer;
+    }
+    outgoing.writeHead(answer.status, answer.headers);
+    outgoing.end(request.method === 'HEAD' ? undefined : answer.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const isPlantsList = (request: ProxiedRequest) => request.method === 'GET' && /^\/plants(\?|$)/.test(request.url);
+const isJson = (answer: ProxiedAnswer) => (answer.headers['content-type'] ?? '').startsWith('application/json');
+
+/** A gateway that strips the Link header. */
+export const dropsLink: Breakage = {
+  answer: ({ headers: { link: _link, ...headers }, ...rest }) => ({ ...rest, headers }),
+};
+
+/** A proxy that re-encodes JSON bodies through doubles: 9007199254740993 arrives as 9007199254740992. */
+export const numbersAsDoubles: Breakage = {
+  request: (request) => {
+    if (!(request.headers['content-type'] ?? '').startsWith('application/json')) return request;
+    try {
+      return { ...request, body: JSON.stringify(JSON.parse(request.body)) };
+    } catch {
+      return request;
+    }
+  },
+};
+
+/** A cache keyed on the URL alone: whoever asks first, everyone gets their page. */
+export function sharedPageCache(): Breakage {
+  const pages = new Map<string, ProxiedAnswer>();
+  return {
+    answerInstead: (request) => (isPlantsList(request) ? pages.get(request.url) : undefined),
+    answer: (answer, request) => {
+      if (isPlantsList(request) && answer.status === 200) pages.set(request.url, answer);
+      return answer;
+    },
+  };
+}
+
+/** A server that fails with 500 on one input (a page of `limit=1000`). */
+export const serverErrorOnLargestPage: Breakage = {
+  answerInstead: (request) =>
+    /[?&]limit=1000(&|$)/.test(request.url)
+      ? {
+          status: 500,
+          headers: { 'content-type': 'application/json' },
+          body: '{"error":500,"message":"internal error"}',
+        }
+      : undefined,
+};
+
+/** A server that answers 200 to deleting an id it does not have. */
+export const deletesUnknownWith200: Breakage = {
+  answer: (answer, request) =>
+    request.method === 'DELETE' && answer.status === 404 ? { status: 200, headers: {}, body: '' } : answer,
+};
+
+/** A build that leaks a field the contract does not declare into every Plant it answers with. */
+export const addsOwnerField: Breakage = {
+  answer: (answer, request) => {
+    if (answer.status !== 200 || !isJson(answer) || !request.url.startsWith('/plants')) return answer;
+    const value = JSON.parse(answer.body) as unknown;
+    const leak = (plant: unknown) => ({ ...(plant as object), owner: 'someone' });
+    const body = Array.isArray(value) ? value.map(leak) : leak(value);
+    return { ...answer, body: JSON.stringify(body) };
+  },
+};
+
+/** A rate limiter that answers every `every`-th request with 429 and Retry-After: 1, a `times` times. */
+export function rateLimitsNow(every: number, times: number): Breakage & { limited(): number } {
+  let count = 0;
+  let limited = 0;
+  return {
+    limited: () => limited,
+    answerInstead: () => {
+      count++;
+      if (count % every !== 0 || limited >= times) return undefined;
+      limited++;
+      return {
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '1' },
+        body: '{"error":429,"message":"too many requests; retry after 1 second"}',
+      };
+    },
+  };
+}
