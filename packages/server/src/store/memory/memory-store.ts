@@ -2,11 +2,14 @@
 // handler tests. Nothing is kept: closing the store, or the process ending, loses every plant, token and webhook.
 // Each call is one synchronous step, so concurrent callers never interleave inside it (the other engines' atomicity).
 import {
+  circuitAfterFailure,
+  leaseRoom,
   newPlantEvent,
   QueuedSignal,
   type SubscriptionRow,
   settlement,
   signingSecrets,
+  takeTurns,
   toSubscription,
 } from '../outbox-event.js';
 import type {
@@ -83,6 +86,8 @@ function tokensOf(): TokenRepository {
 
 interface DeliveryEntry extends WebhookDelivery {
   payload: string;
+  /** Until when a worker holds it, or null. */
+  leasedUntil: number | null;
 }
 
 function webhooksOf(signal: QueuedSignal): WebhookRepository & { queue(plant: StoredPlant, owner: string): void } {
@@ -103,10 +108,29 @@ function webhooksOf(signal: QueuedSignal): WebhookRepository & { queue(plant: St
       lastStatus: null,
       lastError: null,
       finishedAt: null,
+      leasedUntil: null,
     });
     return id;
   };
-  const view = ({ payload: _payload, ...delivery }: DeliveryEntry): WebhookDelivery => ({ ...delivery });
+  const view = ({ payload: _payload, leasedUntil: _leased, ...delivery }: DeliveryEntry): WebhookDelivery => ({
+    ...delivery,
+  });
+  const pendingOf = (subscriptionId: string) =>
+    [...deliveries.values()].filter((d) => d.subscriptionId === subscriptionId && d.status === 'pending');
+  const leasedOf = (subscriptionId: string, now: number) =>
+    pendingOf(subscriptionId).filter((d) => d.leasedUntil !== null && d.leasedUntil > now).length;
+  // Enabled subscriptions whose circuit lets them send now, each with its due deliveries and the room it has.
+  const openQueues = (now: number, perSubscription: number) =>
+    [...subscriptions.values()]
+      .filter((row) => row.enabled && (row.circuit_open_until === null || Number(row.circuit_open_until) <= now))
+      .map((row) => ({
+        row,
+        due: pendingOf(row.id)
+          .filter((d) => d.nextAttemptAt <= now)
+          .sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id),
+        room: leaseRoom(row.circuit_open_until, leasedOf(row.id, now), perSubscription, now),
+      }))
+      .filter((queue) => queue.due.length > 0);
   return {
     queue(plant, owner) {
       const matching = [...subscriptions.values()].filter(
@@ -128,6 +152,9 @@ function webhooksOf(signal: QueuedSignal): WebhookRepository & { queue(plant: St
         enabled: true,
         disabled_reason: null,
         created_at: Date.now(),
+        failure_streak: 0,
+        circuit_open_until: null,
+        circuit_opens: 0,
       });
     },
     async listSubscriptions() {
@@ -146,40 +173,50 @@ function webhooksOf(signal: QueuedSignal): WebhookRepository & { queue(plant: St
       found.secret = secret;
       return true;
     },
-    async hasDue(now) {
-      for (const delivery of deliveries.values()) {
-        if (delivery.status === 'pending' && delivery.nextAttemptAt <= now) return true;
-      }
-      return false;
+    async enableSubscription(id) {
+      const found = subscriptions.get(id);
+      if (!found) return false;
+      Object.assign(found, {
+        enabled: true,
+        disabled_reason: null,
+        failure_streak: 0,
+        circuit_open_until: null,
+        circuit_opens: 0,
+      });
+      signal.notify();
+      return true;
     },
-    async claimDue(now, leaseUntil, limit) {
-      const due = [...deliveries.values()]
-        .filter((delivery) => delivery.status === 'pending' && delivery.nextAttemptAt <= now)
-        .sort((a, b) => a.nextAttemptAt - b.nextAttemptAt)
-        .slice(0, limit);
-      return due.map((delivery): ClaimedDelivery => {
+    async hasDue(now, perSubscription) {
+      return openQueues(now, perSubscription).some((queue) => queue.room > 0);
+    },
+    async claimDue(now, leaseUntil, limit, perSubscription) {
+      const queues = openQueues(now, perSubscription);
+      const picked = takeTurns(
+        queues.map((queue) => queue.due.slice(0, Math.min(queue.room, limit))),
+        limit,
+      );
+      return picked.map((delivery): ClaimedDelivery => {
         delivery.nextAttemptAt = leaseUntil;
-        const found = subscriptions.get(delivery.subscriptionId);
+        delivery.leasedUntil = leaseUntil;
+        const found = subscriptions.get(delivery.subscriptionId) as SubscriptionRow;
         return {
           id: delivery.id,
           eventId: delivery.eventId,
           payload: delivery.payload,
           attempts: delivery.attempts,
           createdAt: delivery.createdAt,
-          subscription: found?.enabled
-            ? { id: found.id, url: found.url, secrets: signingSecrets(found, now) }
-            : undefined,
+          subscription: { id: found.id, url: found.url, secrets: signingSecrets(found, now) },
         };
       });
     },
-    async settle(id, outcome, now) {
+    async settle(id, outcome, now, circuit) {
       const delivery = deliveries.get(id);
       if (!delivery) return;
       if (outcome.kind === 'released') {
-        if (delivery.status === 'pending') delivery.nextAttemptAt = now;
+        if (delivery.status === 'pending') Object.assign(delivery, { nextAttemptAt: now, leasedUntil: null });
         return;
       }
-      Object.assign(delivery, settlement(outcome, now), { attempts: delivery.attempts + 1 });
+      Object.assign(delivery, settlement(outcome, now), { attempts: delivery.attempts + 1, leasedUntil: null });
       if (outcome.kind === 'failed' && outcome.disableSubscription) {
         const subscription = subscriptions.get(delivery.subscriptionId);
         if (subscription) {
@@ -192,10 +229,51 @@ function webhooksOf(signal: QueuedSignal): WebhookRepository & { queue(plant: St
               status: 'failed',
               lastError: `subscription disabled: ${outcome.disableSubscription}`,
               finishedAt: now,
+              leasedUntil: null,
             });
           }
         }
       }
+      const subscription = subscriptions.get(delivery.subscriptionId);
+      if (subscription && circuit?.kind === 'answered') {
+        Object.assign(subscription, { failure_streak: 0, circuit_open_until: null, circuit_opens: 0 });
+      } else if (subscription && circuit?.kind === 'failed') {
+        const next = circuitAfterFailure(subscription, now, circuit);
+        Object.assign(subscription, {
+          failure_streak: next.failureStreak,
+          circuit_open_until: next.circuitOpenUntil,
+          circuit_opens: next.circuitOpens,
+        });
+      }
+    },
+    async expire(createdBefore, now) {
+      let expired = 0;
+      for (const delivery of deliveries.values()) {
+        if (delivery.status !== 'pending' || delivery.createdAt >= createdBefore) continue;
+        if (delivery.leasedUntil !== null && delivery.leasedUntil > now) continue;
+        Object.assign(delivery, {
+          status: 'failed',
+          finishedAt: now,
+          leasedUntil: null,
+          lastError: `${delivery.lastError === null ? '' : `${delivery.lastError}; `}retry period over before the next attempt`,
+        });
+        expired++;
+      }
+      return expired;
+    },
+    async queues(now) {
+      return [...subscriptions.values()]
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .map((row) => {
+          const pending = pendingOf(row.id);
+          return {
+            subscriptionId: row.id,
+            pending: pending.length,
+            leased: leasedOf(row.id, now),
+            oldestCreatedAt: pending.length === 0 ? null : Math.min(...pending.map((d) => d.createdAt)),
+            circuitOpenUntil: row.circuit_open_until === null ? null : Number(row.circuit_open_until),
+          };
+        });
     },
     async listDeliveries({ failedOnly, limit }) {
       return [...deliveries.values()]

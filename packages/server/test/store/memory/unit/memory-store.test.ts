@@ -56,12 +56,12 @@ describe('the memory engine', () => {
     await store.plants.create('alice', { id: 2n, name: 'Fern' });
     expect(woken).toBe(1);
     const now = Date.now() + 1;
-    expect(await store.webhooks.hasDue(now)).toBe(true);
-    const [claimed, ...rest] = await store.webhooks.claimDue(now, now + 30_000, 10);
+    expect(await store.webhooks.hasDue(now, 4)).toBe(true);
+    const [claimed, ...rest] = await store.webhooks.claimDue(now, now + 30_000, 10, 4);
     expect(rest).toEqual([]);
     expect(claimed).toMatchObject({ payload: '{"id":2,"name":"Fern"}', attempts: 0 });
     expect(claimed?.subscription).toEqual({ id: 'wh_1', url: 'https://example.com/h', secrets: ['s1'] });
-    expect(await store.webhooks.claimDue(now, now + 30_000, 10)).toEqual([]);
+    expect(await store.webhooks.claimDue(now, now + 30_000, 10, 4)).toEqual([]);
     await store.webhooks.settle(claimed?.id ?? 0, { kind: 'delivered', status: 200 }, now);
     const [delivered] = await store.webhooks.listDeliveries({ failedOnly: false, limit: 10 });
     expect(delivered).toMatchObject({ status: 'delivered', attempts: 1, lastStatus: 200 });
@@ -69,7 +69,7 @@ describe('the memory engine', () => {
     expect(await store.webhooks.replay(999, now)).toBe('unknown');
     expect(await store.webhooks.prune(now + 1)).toBe(1);
     expect(await store.webhooks.rotateSecret('wh_1', 's2', new Date(now + 60_000))).toBe(true);
-    const [again] = await store.webhooks.claimDue(now, now + 30_000, 10);
+    const [again] = await store.webhooks.claimDue(now, now + 30_000, 10, 4);
     expect(again?.subscription?.secrets).toEqual(['s2', 's1']);
     await store.webhooks.settle(
       again?.id ?? 0,
