@@ -5,11 +5,13 @@
 // 80% of the capacity it just showed; then the cost-growth runs (1k, 100k, 1M stored plants). Tables give each
 // figure's median over the rounds with its spread (min-max). Options: --seconds N (per closed-loop run, default 5),
 // --open-seconds N (per open-loop run, 4), --connections N (50), --rounds N (3), --no-postgres, --no-scale,
-// --port N (the first server's port, 3950), --soak N (seconds; then only the sustained-load test runs).
+// --port N (the first server's port, 3950), --soak N (seconds; then only the sustained-load test runs); the layer
+// pricing (scripts/bench/layers.ts) and the options that shorten a run are listed by `pnpm bench --help`.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { DEFAULTS, priceLayers } from './bench/layers.js';
 import { type OpenLoopResult, openLoop } from './bench/open-loop.js';
 import { costGrowth, LAYOUTS, SCALE_RATE, SIZES } from './bench/scale.js';
 import { sdkOverhead } from './bench/sdk-overhead.js';
@@ -28,8 +30,46 @@ const { values } = parseArgs({
     'no-scale': { type: 'boolean', default: false },
     port: { type: 'string', default: '3950' },
     soak: { type: 'string' },
+    help: { type: 'boolean', default: false },
+    scenarios: { type: 'string', default: 'get,create,delete,mixed' },
+    targets: { type: 'string' },
+    'no-open': { type: 'boolean', default: false },
+    layers: { type: 'string' },
+    'no-layers': { type: 'boolean', default: false },
+    'layer-rounds': { type: 'string' },
   },
 });
+const HELP = `Usage: pnpm bench [options]
+
+Runs every target side by side (servers on core 0, wrk and the open-loop generator on core 1) and writes
+docs/benchmarks.md and docs/benchmarks.svg. Needs Debian's wrk (apt-get install -y wrk).
+
+  --rounds N          rounds; each starts every target in turn, the order rotating by one (default 3)
+  --seconds N         seconds per closed-loop run (default 5; deletes half of it)
+  --open-seconds N    seconds per open-loop run (default 4)
+  --connections N     wrk connections (default 50)
+  --scenarios LIST    closed-loop scenarios among get,create,delete,mixed (default all)
+  --targets TEXT      only the targets whose name contains one of the comma-separated TEXTs (e.g. "SQLite (group,bare")
+  --no-open           skip the open-loop latency runs
+  --no-postgres       skip the PostgreSQL targets (also skipped when pg_isready fails)
+  --no-scale          skip the cost-growth runs (1k, 100k, 1M plants)
+  --layers [LIST]     only price the layers (all, or the comma-separated names), print the table, write nothing
+  --no-layers         skip the layer pricing in a full run
+  --layer-rounds N    rounds of the layer pricing (default: --rounds)
+  --port N            the first server's port (default 3950)
+  --soak N            only the sustained-load test, N seconds
+  --help              this text
+
+Layer pricing: the SQLite service on its default configuration (rate limit raised out of reach, metrics on an
+ephemeral port) next to one variant per layer with that layer switched off (tracing: on), each started once and
+seeded, measured in turn on the hot read and the mixed workload. The figure is the server's CPU time per request;
+a layer's price is the difference to the default. Switches are real configuration (LOG_LEVEL, METRICS_PORT,
+RATE_LIMIT_MAX, MAX_EVENT_LOOP_DELAY_MS, OTEL_*) or the bench-only PLANT_STORE_BENCH_OFF the server honours
+(security-headers, request-ids, auth, auth-cache, validation, serialization, webhook-worker; see config.ts).`;
+if (values.help) {
+  console.log(HELP);
+  process.exit(0);
+}
 requireWrk();
 const seconds = Number(values.seconds);
 const openSeconds = Number(values['open-seconds']);
@@ -70,7 +110,55 @@ let nextBase = 1_000_000;
 const newBase = () => (nextBase += 10_000_000);
 let port = Number(values.port);
 
-const list = targets(postgresUp);
+const wanted = values.targets?.split(',').map((text) => text.trim());
+const chosenScenarios = new Set(values.scenarios.split(',').map((text) => text.trim()));
+const list = targets(postgresUp)
+  .filter((target) => !wanted || wanted.some((text) => target.name.includes(text)))
+  .map((target) => ({ ...target, scenarios: target.scenarios.filter((scenario) => chosenScenarios.has(scenario)) }))
+  .filter((target) => target.scenarios.length > 0);
+
+/** The layer table: each variant's CPU per request and the layer's price, on the hot read and the mixed workload. */
+async function layerTable(pick: string[] | undefined, layerRounds: number): Promise<string> {
+  const { runs, list: layers } = await priceLayers({
+    pick,
+    scenarios: ['get', 'mixed'],
+    rounds: layerRounds,
+    seconds,
+    connections,
+    port: port,
+    log: (line) => console.log(line),
+  });
+  port += layers.length + 1;
+  const us = (variant: string, scenario: 'get' | 'mixed') =>
+    spread(runs.get(`${variant}|${scenario}`).map((r) => r.cpuUsPerRequest));
+  const rate = (variant: string, scenario: 'get' | 'mixed') =>
+    spread(runs.get(`${variant}|${scenario}`).map((r) => r.requestsPerSec));
+  const price = (variant: string, on: boolean | undefined, scenario: 'get' | 'mixed') => {
+    const base = us('default', scenario)?.median;
+    const other = us(variant, scenario)?.median;
+    if (base === undefined || other === undefined) return 'n/a';
+    return (on ? other - base : base - other).toFixed(1);
+  };
+  const row = (name: string, how: string, on?: boolean, budget = Number.NaN) =>
+    `| ${name} | ${how} | ${show(us(name, 'get'), 1)} | ${name === 'default' ? '' : price(name, on, 'get')} | ${Number.isNaN(budget) ? '' : budget} | ${show(rate(name, 'get'))} | ${show(us(name, 'mixed'), 1)} | ${name === 'default' ? '' : price(name, on, 'mixed')} | ${show(rate(name, 'mixed'))} |`;
+  return [
+    '| layer | switched by | hot read: us CPU/request | price us | budget us | req/s | mixed: us CPU/request | price us | req/s |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    row(
+      'default',
+      `the defaults, with ${Object.entries(DEFAULTS)
+        .map(([k, v]) => `\`${k}=${v}\``)
+        .join(', ')}`,
+    ),
+    ...layers.map((layer) => row(layer.name, layer.how, layer.on, layer.budgetUs)),
+  ].join('\n');
+}
+
+if (values.layers !== undefined) {
+  const pick = values.layers === '' || values.layers === 'all' ? undefined : values.layers.split(',');
+  console.log(`\n${await layerTable(pick, Number(values['layer-rounds'] ?? rounds))}`);
+  process.exit(0);
+}
 for (let round = 0; round < rounds; round++) {
   const order = [...list.slice(round % list.length), ...list.slice(0, round % list.length)];
   for (const target of order) {
@@ -94,10 +182,10 @@ for (let round = 0; round < rounds; round++) {
         });
         closed.add(`${target.name}|${scenario}`, result);
         console.log(
-          `  ${scenario}: ${result.requestsPerSec.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, RSS ${result.maxRssMb} MB`,
+          `  ${scenario}: ${result.requestsPerSec.toFixed(0)} req/s, ${result.cpuUsPerRequest.toFixed(1)} us CPU/request, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, RSS ${result.maxRssMb} MB`,
         );
       }
-      for (const kind of ['get', 'create'] as const) {
+      for (const kind of values['no-open'] ? [] : (['get', 'create'] as const)) {
         const capacity = closed.get(`${target.name}|${kind}`).at(-1)?.requestsPerSec;
         if (capacity === undefined) continue;
         for (const load of LOADS) {
@@ -136,6 +224,7 @@ for (let round = 0; round < rounds; round++) {
     }
   }
 }
+const layers = values['no-layers'] ? undefined : await layerTable(undefined, Number(values['layer-rounds'] ?? rounds));
 const minutes = (Date.now() - began) / 60_000;
 
 // ---- figures -------------------------------------------------------------------------------------------------
@@ -267,7 +356,7 @@ const closedRows = names.flatMap((name) =>
     .filter((scenario) => closed.get(`${name}|${scenario}`).length > 0)
     .map((scenario) => {
       const runs = closed.get(`${name}|${scenario}`);
-      return `| ${name} | ${scenario} | ${show(spread(runs.map((r) => r.requestsPerSec)))} | ${show(spread(runs.map((r) => r.p50Ms)), 2)} | ${show(spread(runs.map((r) => r.p99Ms)), 2)} | ${runs.reduce((sum, r) => sum + r.non2xx, 0)} | ${Math.max(...runs.map((r) => r.maxRssMb))} |`;
+      return `| ${name} | ${scenario} | ${show(spread(runs.map((r) => r.requestsPerSec)))} | ${show(spread(runs.map((r) => r.cpuUsPerRequest)), 1)} | ${show(spread(runs.map((r) => r.p50Ms)), 2)} | ${show(spread(runs.map((r) => r.p99Ms)), 2)} | ${runs.reduce((sum, r) => sum + r.non2xx, 0)} | ${Math.max(...runs.map((r) => r.maxRssMb))} |`;
     }),
 );
 const openRows = names.flatMap((name) =>
@@ -313,8 +402,8 @@ one query per request); bare Fastify answers a page from memory (the framework's
 
 ![requests per second](benchmarks.svg)
 
-| server | operation | req/s | p50 ms | p99 ms | non-2xx (all rounds) | max RSS MB |
-|---|---|---:|---:|---:|---:|---:|
+| server | operation | req/s | server CPU us/request | p50 ms | p99 ms | non-2xx (all rounds) | max RSS MB |
+|---|---|---:|---:|---:|---:|---:|---:|
 ${closedRows.join('\n')}
 
 ## Open loop (latency at fixed rates)
@@ -330,6 +419,16 @@ that run include the delay.
 | server | operation | load | rate req/s | p50 ms | p99 ms | p99.9 ms | errors + non-2xx | generator CPU (max) | schedule lag ms (max) | max RSS MB |
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 ${openRows.join('\n')}
+
+## What each layer costs
+
+${
+  layers
+    ? `The SQLite service on its default configuration next to the same service with one layer switched off (tracing: on), every variant started once and seeded, then measured in turn (${Number(values['layer-rounds'] ?? rounds)} rounds, the order rotating) with wrk (${connections} connections, ${seconds} s) on the hot read and the mixed workload. The figure is the server's CPU time per request from /proc (every thread), which a shared machine shakes far less than requests per second; a layer's price is the default's figure minus the variant's (for tracing, the other way round). Bench-only switches (\`PLANT_STORE_BENCH_OFF\`) are honoured by the server for measuring only. \`pnpm bench --layers\` runs this table alone.
+
+${layers}`
+    : 'Not run (`--no-layers`).'
+}
 
 ## How cost grows with the data
 

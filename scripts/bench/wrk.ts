@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runToEnd } from './children.js';
+import { cpuSeconds } from './cpu.js';
 
 export interface WrkResult {
   requestsPerSec: number;
@@ -12,6 +13,12 @@ export interface WrkResult {
   p99Ms: number;
   non2xx: number;
   maxRssMb: number;
+  /** Requests answered in the run. */
+  requests: number;
+  /** The server's CPU time over the run (every thread), in seconds. */
+  cpuSeconds: number;
+  /** The server's CPU time per request, in microseconds. */
+  cpuUsPerRequest: number;
 }
 
 /** Stops the benchmark at once, with the command that installs wrk, when it is not on the PATH. */
@@ -111,6 +118,7 @@ export async function wrk(options: {
     args.push('-s', script, options.url);
   }
   const peakRss = rssSampler(options.serverPid);
+  const cpuBefore = cpuSeconds(options.serverPid);
   const run = await runToEnd('taskset', args, {
     ...process.env,
     TOKEN: options.token,
@@ -121,6 +129,8 @@ export async function wrk(options: {
   const output = run.stdout + run.stderr;
   if (run.code !== 0) throw new Error(`wrk exited with ${run.code}: ${output}`);
   const maxRssMb = peakRss();
+  const cpu = cpuSeconds(options.serverPid) - cpuBefore;
+  const requests = Number(/(\d+) requests in/.exec(output)?.[1]);
   const requestsPerSec = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
   if (!Number.isFinite(requestsPerSec)) throw new Error(`wrk gave no figures:\n${output}`);
   return {
@@ -129,5 +139,8 @@ export async function wrk(options: {
     p99Ms: millis(/\s99%\s+(\S+)/.exec(output)?.[1]),
     non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(output)?.[1] ?? 0),
     maxRssMb,
+    requests,
+    cpuSeconds: cpu,
+    cpuUsPerRequest: (cpu * 1e6) / requests,
   };
 }

@@ -5,9 +5,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import type { Redis } from 'ioredis';
 import { createSecurityHandlers } from './auth/bearer.js';
-import { createJwtVerifier } from './auth/jwt.js';
 import type { Config } from './config.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
+import { benchSwitches } from './http/bench-switches.js';
 import { type BoundHandler, checkBindings, operationResolver } from './http/bindings.js';
 import { clientErrorHandler, registerCloseAfterEarlyAnswer } from './http/client-errors.js';
 import { registerCors } from './http/cors.js';
@@ -22,8 +22,8 @@ import { type Contract, loadContract } from './http/openapi-document.js';
 import { registerOperationalRoutes } from './http/operational-routes.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { registerRequestBodies } from './http/request-bodies.js';
-import { registerRequestIdHeader, requestId } from './http/request-id.js';
-import { registerSecurityHeaders } from './http/security-headers.js';
+import { requestId } from './http/request-id.js';
+import { registerAnswerHeaders } from './http/security-headers.js';
 import { registerValidation } from './http/validation.js';
 import {
   type Observability,
@@ -53,13 +53,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const store = observedStore(options.store, observability);
   const contract = options.contract ?? loadContract();
   const handlers = options.handlers ?? defaultHandlers;
-  const verifyJwt = config.jwt ? await createJwtVerifier(config.jwt) : null;
-  const securityHandlers = createSecurityHandlers(store, verifyJwt);
+  // Imported only when configured: jose stays unloaded otherwise (as do pg, ioredis and OpenTelemetry when unused).
+  const verifyJwt = config.jwt ? await (await import('./auth/jwt.js')).createJwtVerifier(config.jwt) : null;
+  const bench = benchSwitches(config.benchOff);
+  const securityHandlers = bench.securityHandlers(createSecurityHandlers(store, verifyJwt));
   checkBindings(contract, handlers, securityHandlers);
 
   const app = Fastify({
     logger: loggerOptions(config.logLevel),
-    genReqId: requestId,
+    genReqId: bench.requestId ?? requestId,
     requestIdHeader: false,
     // With tracing on, "incoming request" is written once the span exists, with its trace id (observe-app.ts).
     ...(observability.tracing ? { logController: new TracedRequestLog() } : {}),
@@ -78,11 +80,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // First of the hooks: every request is measured and traced, those answered early included.
   await registerObservability(app, store, observability);
   registerValidation(app);
+  bench.register(app);
   registerErrorHandler(app);
   registerJsonBodyParser(app, contract.operations);
 
-  registerRequestIdHeader(app);
-  await registerSecurityHeaders(app);
+  await registerAnswerHeaders(app, {
+    securityHeaders: !config.benchOff.includes('security-headers'),
+    requestIds: !config.benchOff.includes('request-ids'),
+  });
   // Unknown routes and refused methods are answered in onRequest, before any body is read: after the hooks above,
   // so those answers carry the same headers.
   registerNotFoundHandler(app, contract.operations);
@@ -105,6 +110,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     specification: structuredClone(contract.document),
     operationResolver: operationResolver(contract, handlers, securityHandlers, store),
   });
-  registerWebhookDelivery(app, config, store, observability.metrics);
+  if (!config.benchOff.includes('webhook-worker')) registerWebhookDelivery(app, config, store, observability.metrics);
+  if (config.benchOff.length > 0) {
+    app.log.warn({ off: config.benchOff }, 'PLANT_STORE_BENCH_OFF: layers switched off for measuring; never deploy so');
+  }
   return app;
 }

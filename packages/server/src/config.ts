@@ -2,7 +2,7 @@
 // A bad value stops start-up with a message naming the variable and what it accepts.
 import { isIP } from 'node:net';
 import { DEFAULT_PAGE_CACHE_BYTES } from './store/page-cache.js';
-import { DEFAULT_POOL_SIZE } from './store/postgres/postgres-store.js';
+import { DEFAULT_POOL_SIZE } from './store/postgres/pool-size.js';
 
 /**
  * The deadline of each wait on the database (a pooled connection, a statement, a lock): 20% of the request timeout.
@@ -71,6 +71,8 @@ export interface Config {
   /** OpenTelemetry tracing, on through the standard OTEL_* variables (see tracingEnabled); the SDK reads the rest. */
   readonly tracing: boolean;
   readonly webhooks: WebhookConfig;
+  /** Bench-only: layers switched off for pricing (PLANT_STORE_BENCH_OFF); empty in any deployment. */
+  readonly benchOff: readonly BenchLayer[];
 }
 
 /** Webhook delivery (see webhooks/): every timing knob, so tests can shorten the schedule. */
@@ -95,6 +97,35 @@ export interface WebhookConfig {
   readonly retryPeriodMs: number;
   /** How long delivered and failed deliveries are kept (for `webhook deliveries` and `replay`). */
   readonly retentionMs: number;
+}
+
+/**
+ * Layers `pnpm bench --layers` switches off to price them (PLANT_STORE_BENCH_OFF, comma-separated). A measuring aid,
+ * never for a deployment: `auth` skips token checks for a header seen before, `validation` checks nothing. The
+ * service logs a warning naming them at start-up.
+ */
+export const BENCH_LAYERS = [
+  'security-headers',
+  'request-ids',
+  'auth',
+  'auth-cache',
+  'validation',
+  'serialization',
+  'webhook-worker',
+] as const;
+export type BenchLayer = (typeof BENCH_LAYERS)[number];
+
+function benchOff(raw: string | undefined): readonly BenchLayer[] {
+  const names = (raw ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  for (const name of names) {
+    if (!(BENCH_LAYERS as readonly string[]).includes(name)) {
+      throw new ConfigError(`PLANT_STORE_BENCH_OFF names layers among ${BENCH_LAYERS.join(', ')}, got "${name}"`);
+    }
+  }
+  return Object.freeze([...new Set(names)] as BenchLayer[]);
 }
 
 export class ConfigError extends Error {
@@ -293,5 +324,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     metrics: metrics(env),
     tracing: tracingEnabled(env),
+    benchOff: benchOff(env.PLANT_STORE_BENCH_OFF),
   });
 }

@@ -37,9 +37,10 @@ export async function runServer(config: Config): Promise<void> {
     groupCommit: config.sqliteGroupCommit,
     pageCacheBytes: config.pageCacheBytes,
     timeoutMs: databaseTimeoutMs(config.requestTimeoutMs),
+    ...(config.benchOff.includes('auth-cache') ? { tokenCache: false } : {}),
   });
   // With REDIS_URL the rate-limit counters are shared by every instance; without it each process counts on its own.
-  const redis = config.rateLimit?.max && config.redisUrl ? createRateLimitRedis(config.redisUrl) : undefined;
+  const redis = config.rateLimit?.max && config.redisUrl ? await createRateLimitRedis(config.redisUrl) : undefined;
   const app = await store
     .migrate()
     .then(() => buildApp({ config, store, redis, observability }))

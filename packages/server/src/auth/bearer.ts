@@ -5,7 +5,8 @@ import type { Scope } from '@plant-store/contract';
 import { ApiError } from '@plant-store/contract';
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Store } from '../store/store.js';
-import { type JwtVerifier, looksLikeJwt } from './jwt.js';
+import type { JwtVerifier } from './jwt.js';
+import { looksLikeJwt } from './jwt-shape.js';
 import type { Principal } from './principal.js';
 import { authenticateToken } from './tokens.js';
 

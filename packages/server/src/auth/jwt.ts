@@ -13,12 +13,7 @@ export type JwtResult =
 
 export type JwtVerifier = (token: string) => Promise<JwtResult>;
 
-const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
-
-/** True when the bearer token has the three-part shape of a JWT (opaque tokens never do). */
-export function looksLikeJwt(token: string): boolean {
-  return JWT_SHAPE.test(token);
-}
+export { looksLikeJwt } from './jwt-shape.js';
 
 function scopesOf(claim: unknown): Scope[] {
   const granted = typeof claim === 'string' ? claim.split(' ') : Array.isArray(claim) ? claim : [];

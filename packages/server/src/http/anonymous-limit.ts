@@ -37,23 +37,20 @@ export function registerAnonymousLimit(app: FastifyInstance, options: { max: num
   const anonymous = createAnonymousLimiter(max, options.windowMs);
   const refusal = (wait: number) =>
     errorBodyText(429, `rate limit of ${max} requests without a valid token exceeded; retry in ${wait} seconds`);
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.headers.authorization !== undefined || exempt(request.url)) return;
-    if (!anonymous.exceeded(request.ip)) return;
+  // Callback hooks, not async ones: they run on every request, and most of them return at once.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.headers.authorization !== undefined || exempt(request.url)) return done();
+    if (!anonymous.exceeded(request.ip)) return done();
     const wait = anonymous.hit(request.ip);
-    return reply
-      .code(429)
-      .header('retry-after', String(wait))
-      .type('application/json; charset=utf-8')
-      .send(refusal(wait));
+    reply.code(429).header('retry-after', String(wait)).type('application/json; charset=utf-8').send(refusal(wait));
   });
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.principal !== null || reply.statusCode === 429 || exempt(request.url)) return payload;
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.principal !== null || reply.statusCode === 429 || exempt(request.url)) return done(null, payload);
     const wait = anonymous.hit(request.ip);
-    if (wait === 0) return payload;
+    if (wait === 0) return done(null, payload);
     reply.code(429).header('retry-after', String(wait)).type('application/json; charset=utf-8');
     reply.removeHeader('link');
     reply.removeHeader('content-length');
-    return refusal(wait);
+    done(null, refusal(wait));
   });
 }

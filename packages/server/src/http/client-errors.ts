@@ -73,7 +73,7 @@ function writeAnswer(socket: Socket, error: Error & { code?: string }, midBody: 
 
 /** Closes the connection behind an answer sent before the request's body has fully arrived. */
 export function registerCloseAfterEarlyAnswer(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const raw = request.raw;
     if (
       !raw.complete &&
@@ -81,5 +81,6 @@ export function registerCloseAfterEarlyAnswer(app: FastifyInstance): void {
     ) {
       reply.header('connection', 'close');
     }
+    done(null, payload);
   });
 }

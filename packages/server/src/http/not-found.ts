@@ -27,8 +27,10 @@ export function registerNotFoundHandler(app: FastifyInstance, operations: readon
     return sendError(reply, 404, `no route ${request.method} ${path}; see /openapi.json for the API`);
   };
   // Answered in onRequest, before any body is read or parsed: a body sent to no route costs nothing.
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.is404) return answer(request, reply);
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.is404) return done();
+    // An answer sent from a callback hook ends the request there; done() is not called after it.
+    answer(request, reply);
   });
   app.setNotFoundHandler(answer);
 }

@@ -5,7 +5,7 @@
 import rateLimit from '@fastify/rate-limit';
 import { ApiError } from '@plant-store/contract';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { registerAnonymousLimit } from './anonymous-limit.js';
 import { createFallbackStore, type RateLimitBackend } from './rate-limit-store.js';
 
@@ -22,7 +22,9 @@ export interface RateLimitOptions {
  * A Redis client for shared rate limits that fails fast: no offline queue and a 50 ms command timeout, so an
  * unreachable Redis never holds a request up (ioredis would otherwise queue commands while offline).
  */
-export function createRateLimitRedis(url: string): Redis {
+export async function createRateLimitRedis(url: string): Promise<Redis> {
+  // Imported here, so a service without REDIS_URL never loads ioredis.
+  const { Redis } = await import('ioredis');
   return new Redis(url, {
     connectTimeout: 1_000,
     commandTimeout: 50,

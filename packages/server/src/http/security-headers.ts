@@ -1,13 +1,40 @@
-// Security headers from @fastify/helmet on every answer (nosniff, frame and referrer policies, ...), plus
-// Cache-Control: no-store on API answers, which carry one caller's data.
+// The headers every answer carries, set by one synchronous onRequest hook: the request id, @fastify/helmet's security
+// headers (nosniff, frame and referrer policies, ...) and, on API answers, which carry one caller's data,
+// Cache-Control: no-store. Helmet's headers do not depend on the request, so they are computed once at start-up (one
+// request to a throwaway app with the plugin) rather than by helmet's middleware on every request.
 // Helmet's Content-Security-Policy is off: the API answers JSON, which no browser renders, and /docs sets its own
 // policy (swagger-ui's staticCSP), which a global one would contradict.
 import helmet from '@fastify/helmet';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 
-export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
-  await app.register(helmet, { global: true, contentSecurityPolicy: false });
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/docs')) reply.header('cache-control', 'no-store');
+/** Helmet's headers as it sets them, with the options the service uses. */
+async function helmetHeaders(): Promise<Record<string, string>> {
+  const probe = Fastify({ logger: false });
+  await probe.register(helmet, { global: true, contentSecurityPolicy: false });
+  probe.get('/', async () => '');
+  const answer = await probe.inject({ method: 'GET', url: '/' });
+  await probe.close();
+  const generic = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive']);
+  return Object.fromEntries(
+    Object.entries(answer.headers)
+      .filter(([name]) => !generic.has(name))
+      .map(([name, value]) => [name, String(value)]),
+  );
+}
+
+/**
+ * Registers the hook. `enabled: false` (the bench's `PLANT_STORE_BENCH_OFF=security-headers`) leaves out helmet's
+ * headers and Cache-Control, `requestIds: false` (`request-ids`) the X-Request-Id header.
+ */
+export async function registerAnswerHeaders(
+  app: FastifyInstance,
+  { securityHeaders = true, requestIds = true } = {},
+): Promise<void> {
+  const docs = securityHeaders ? await helmetHeaders() : {};
+  const api = securityHeaders ? { ...docs, 'cache-control': 'no-store' } : {};
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(request.url.startsWith('/docs') ? docs : api);
+    if (requestIds) reply.header('x-request-id', request.id);
+    done();
   });
 }

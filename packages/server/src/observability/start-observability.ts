@@ -1,11 +1,9 @@
 // Starting metrics and tracing for a serving process (server.ts): both from the config, the OpenTelemetry SDK
 // imported only when tracing is on, and the metrics listener opened (or, in a `serve --workers` worker, the
-// registry handed to the primary, which listens for all).
+// registry handed to the primary, which listens for all). prom-client too is imported only when metrics are on.
 import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { createMetrics } from './metrics.js';
-import { scrapeRegistry, scrapeWorkers, shareWithPrimary, startMetricsServer } from './metrics-server.js';
 import type { Observability } from './observe-app.js';
 
 /** How long shutting down waits for the last spans to be exported. */
@@ -13,7 +11,8 @@ const TRACE_FLUSH_MS = 3_000;
 
 export async function startObservability(config: Config): Promise<Observability> {
   const tracing = config.tracing ? (await import('./tracing.js')).startTracing() : undefined;
-  return { metrics: config.metrics ? createMetrics() : undefined, tracing };
+  const metrics = config.metrics ? (await import('./metrics.js')).createMetrics() : undefined;
+  return { metrics, tracing };
 }
 
 /** Opens the metrics listener (stopping start-up when its address cannot be bound) and closes both with the app. */
@@ -33,6 +32,7 @@ export async function serveObservability(
     });
   }
   if (!metrics || !config.metrics) return;
+  const { scrapeRegistry, shareWithPrimary, startMetricsServer } = await import('./metrics-server.js');
   if (cluster.isWorker) {
     shareWithPrimary(metrics.registry);
     return;
@@ -49,6 +49,7 @@ export async function serveObservability(
 /** In the `serve --workers` primary: one listener answering with every worker's figures summed. */
 export async function serveClusterMetrics(config: Config): Promise<() => void> {
   if (!config.metrics) return () => {};
+  const { scrapeWorkers, startMetricsServer } = await import('./metrics-server.js');
   const log = (level: number, msg: string, extra: object = {}) =>
     process.stdout.write(`${JSON.stringify({ level, time: Date.now(), pid: process.pid, ...extra, msg })}\n`);
   const listener = await startMetricsServer(config.metrics, scrapeWorkers(), (error) =>

@@ -2,8 +2,6 @@
 // memory:). The one place that switches; a new engine is its folder plus one line in ENGINES.
 import { resolve } from 'node:path';
 import { MEMORY_URL, openMemoryStore } from './memory/memory-store.js';
-import { openPostgresStore } from './postgres/postgres-store.js';
-import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
 export interface OpenOptions {
@@ -17,6 +15,8 @@ export interface OpenOptions {
   pageCacheBytes?: number;
   /** SQLite: hears the size of each group-commit batch (metrics). */
   onGroupCommit?: (size: number) => void;
+  /** Cache token records (default true); false is the bench's `auth-cache` switch (config.ts, benchOff). */
+  tokenCache?: boolean;
   /** SQLite: create a new database where one was lost (only `plant-store migrate` does; see sqlite/file-guard.ts). */
   recreateLost?: boolean;
 }
@@ -52,12 +52,16 @@ export async function openStore(databaseUrl: string, options: OpenOptions = {}):
   return engine.open(databaseUrl, options);
 }
 
+// Each engine's module is imported only when named, so a SQLite service never loads pg, nor a PostgreSQL one
+// better-sqlite3.
 async function openPostgres(databaseUrl: string, options: OpenOptions): Promise<Store> {
+  const { openPostgresStore } = await import('./postgres/postgres-store.js');
   return openPostgresStore({
     url: databaseUrl,
     ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
+    ...(options.tokenCache === false ? { tokenCache: false } : {}),
   });
 }
 
@@ -65,11 +69,12 @@ async function openSqlite(databaseUrl: string, options: OpenOptions): Promise<St
   const sqlite = {
     groupCommit: options.groupCommit ?? true,
     recreateLost: options.recreateLost ?? false,
+    ...(options.tokenCache === false ? { tokenCache: false } : {}),
     ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
     ...(options.onGroupCommit ? { onGroupCommit: options.onGroupCommit } : {}),
   };
-  if (databaseUrl === 'sqlite::memory:') return openSqliteStore(':memory:', sqlite);
-  const file = sqliteFileOf(databaseUrl);
-  if (file) return openSqliteStore(file, sqlite);
-  throw new TypeError(`unsupported DATABASE_URL "${databaseUrl}"`);
+  const file = databaseUrl === 'sqlite::memory:' ? ':memory:' : sqliteFileOf(databaseUrl);
+  if (!file) throw new TypeError(`unsupported DATABASE_URL "${databaseUrl}"`);
+  const { openSqliteStore } = await import('./sqlite/sqlite-store.js');
+  return openSqliteStore(file, sqlite);
 }

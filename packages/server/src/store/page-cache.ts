@@ -1,5 +1,6 @@
 // The stores' cache of plant pages, by owner and (limit, cursor): a page is built once and answered from memory
-// until that owner's plants change. Clients choose `limit` and forge cursors freely, so the cache is an LRU bounded
+// until a change to that owner's plants could alter it (pageChangedBy: a create or delete after the page's last
+// plant leaves a full page as it was, which keeps a busy owner's pages cached while it adds plants). Clients choose `limit` and forge cursors freely, so the cache is an LRU bounded
 // in bytes (PAGE_CACHE_BYTES), not in entries: the least recently used pages go first. The same LRU, with another
 // `sizeOf`, holds the PostgreSQL store's token records.
 import type { CacheStats, PlantPage } from './store.js';
@@ -13,9 +14,34 @@ const ENTRY_OVERHEAD_BYTES = 256;
 /** What a page costs: its JSON text, two bytes a character. */
 const pageBytes = (page: PlantPage) => 2 * page.json.length;
 
+/**
+ * Whether a page of an owner's plants (those after `after`, or from the start) can differ once plant `id` of that owner
+ * is created or deleted. Pages are in id order, so a plant before the page's range changes nothing, and one beyond
+ * its last plant changes nothing while the page stays full and knows more follow (a create there keeps `hasMore`
+ * true; a delete there may make it false, so a delete beyond the last plant counts when more were said to follow).
+ */
+export function pageChangedBy(
+  change: 'create' | 'delete',
+  id: bigint,
+  page: PlantPage,
+  after: bigint | undefined,
+): boolean {
+  if (after !== undefined && id <= after) return false;
+  if (page.lastId === undefined || id <= page.lastId) return true;
+  return change === 'create' ? !page.hasMore : page.hasMore;
+}
+
+interface Entry<Value> {
+  owner: string;
+  page: Value;
+  bytes: number;
+  /** The cursor the page starts after, for pageChangedBy. */
+  after: bigint | undefined;
+}
+
 export class PageCache<Value = PlantPage> {
   // Map order is use order (a hit is moved to the end), so the first key is the least recently used.
-  readonly #pages = new Map<string, { owner: string; page: Value; bytes: number }>();
+  readonly #pages = new Map<string, Entry<Value>>();
   readonly #keysByOwner = new Map<string, Set<string>>();
   readonly #maxBytes: number;
   readonly #sizeOf: (value: Value) => number;
@@ -44,7 +70,7 @@ export class PageCache<Value = PlantPage> {
     return entry.page;
   }
 
-  set(owner: string, key: string, page: Value): void {
+  set(owner: string, key: string, page: Value, after?: bigint): void {
     const id = PageCache.#id(owner, key);
     const bytes = this.#sizeOf(page) + 2 * id.length + ENTRY_OVERHEAD_BYTES;
     if (bytes > this.#maxBytes) return;
@@ -54,7 +80,7 @@ export class PageCache<Value = PlantPage> {
       if (oldest === undefined) break;
       this.#remove(oldest);
     }
-    this.#pages.set(id, { owner, page, bytes });
+    this.#pages.set(id, { owner, page, bytes, after });
     this.#bytes += bytes;
     let keys = this.#keysByOwner.get(owner);
     if (!keys) {
@@ -67,6 +93,16 @@ export class PageCache<Value = PlantPage> {
   /** Forgets the owner's pages, after a write to that owner's plants. */
   forget(owner: string): void {
     for (const id of [...(this.#keysByOwner.get(owner) ?? [])]) this.#remove(id);
+  }
+
+  /** Forgets those of the owner's pages that `changed` says a write may have altered. */
+  forgetIf(owner: string, changed: (page: Value, after: bigint | undefined) => boolean): void {
+    const keys = this.#keysByOwner.get(owner);
+    if (!keys) return;
+    for (const id of [...keys]) {
+      const entry = this.#pages.get(id);
+      if (entry && changed(entry.page, entry.after)) this.#remove(id);
+    }
   }
 
   /** Lookups answered and missed since the cache was made, and what it holds now. */

@@ -4,7 +4,7 @@
 // group-committed (create-batch.ts); every write NOTIFYs the other instances in its own transaction.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { DEFAULT_PAGE_CACHE_BYTES, PageCache } from '../page-cache.js';
+import { DEFAULT_PAGE_CACHE_BYTES, PageCache, pageChangedBy } from '../page-cache.js';
 import type { PlantPage, Store, TokenRecord } from '../store.js';
 import { StoreUnavailableError } from '../store.js';
 import { type TokenRow, toTokenRecord } from '../token-row.js';
@@ -13,6 +13,7 @@ import { CreateBatch } from './create-batch.js';
 import { quoteIdent } from './identifier.js';
 import { postgresMigrations } from './migrations.js';
 import { createPostgresOutbox } from './outbox.js';
+import { DEFAULT_POOL_SIZE } from './pool-size.js';
 
 // Any 64-bit key; the lock only serialises this service's migrations.
 const MIGRATION_LOCK = 7_164_217_400_118_001;
@@ -29,6 +30,8 @@ export interface PostgresOptions {
   timeoutMs?: number;
   /** Most bytes of cached pages (PAGE_CACHE_BYTES). */
   pageCacheBytes?: number;
+  /** Cache token records (default true; false only for the bench's `auth-cache` switch). */
+  tokenCache?: boolean;
 }
 
 /** Most bytes of cached token records; only tokens that exist are cached, so this holds thousands of principals. */
@@ -62,9 +65,6 @@ const REVOKE_TOKEN = `WITH revoked AS (UPDATE tokens SET revoked_at = COALESCE(r
 /** The deadline of a database call when none is given. */
 const DEFAULT_POSTGRES_TIMEOUT_MS = 5_000;
 
-/** Connections in the pool by default (DATABASE_POOL_SIZE), per process. */
-export const DEFAULT_POOL_SIZE = 10;
-
 // Errors that mean the database cannot be reached right now, as opposed to a bug in a query.
 function isUnavailable(error: unknown): boolean {
   const { code, message } = error as { code?: string; message?: string };
@@ -86,6 +86,7 @@ export function openPostgresStore({
   poolSize = DEFAULT_POOL_SIZE,
   timeoutMs = DEFAULT_POSTGRES_TIMEOUT_MS,
   pageCacheBytes = DEFAULT_PAGE_CACHE_BYTES,
+  tokenCache = true,
 }: PostgresOptions): Store {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
@@ -152,8 +153,9 @@ export function openPostgresStore({
     }
     return feed.live;
   };
-  const changedLocally = (owner: string) => {
-    pages.forget(owner);
+  // This instance's own writes forget only the pages they may alter (other instances' forget the owner's pages).
+  const changedLocally = (owner: string, change: 'create' | 'delete', id: bigint) => {
+    pages.forgetIf(owner, (page, after) => pageChangedBy(change, id, page, after));
     generations[bucketOf(owner)]!++;
   };
 
@@ -199,7 +201,7 @@ export function openPostgresStore({
     plants: {
       async create(owner, plant) {
         const created = await creates.create(owner, plant);
-        if (created) changedLocally(owner);
+        if (created) changedLocally(owner, 'create', plant.id);
         return created;
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
@@ -222,12 +224,13 @@ export function openPostgresStore({
           lastId: row.last_id === null ? undefined : BigInt(row.last_id),
           hasMore: row.has_more,
         };
-        if (live && feed.live && seen[0] === generations[bucket] && seen[1] === epoch) pages.set(owner, key, page);
+        if (live && feed.live && seen[0] === generations[bucket] && seen[1] === epoch)
+          pages.set(owner, key, page, after);
         return page;
       },
       async delete(owner, id) {
         const result = await query(DELETE_PLANT, [owner, id.toString(), channel, notifyPrefix(origin)], 'delete_plant');
-        if (result.rowCount === 1) changedLocally(owner);
+        if (result.rowCount === 1) changedLocally(owner, 'delete', id);
         return result.rowCount === 1;
       },
     },
@@ -260,7 +263,7 @@ export function openPostgresStore({
         const row = result.rows[0];
         if (!row) return undefined; // unknown hashes are not cached: random tokens must not grow the cache
         const record = Object.freeze({ ...toTokenRecord(row), secretHash: row.secret_hash });
-        if (live && feed.live && seen === epoch) tokens.set('', key, record);
+        if (live && feed.live && seen === epoch && tokenCache) tokens.set('', key, record);
         return record;
       },
       async list() {

@@ -1,10 +1,11 @@
 // The embedded SQLite store (better-sqlite3): WAL with synchronous=FULL on every connection, so an answered write
 // survives a crash or power cut; ids are 64-bit integers bound and read as bigint, never rounded.
-// Writes are group-committed; pages and token lookups are cached until the database changes (data_version
-// catches commits by other processes sharing the file, e.g. `serve --workers`).
+// Writes are group-committed; pages and token lookups are cached until the database changes: this process's writes
+// forget what they may alter, and data_version catches commits by other processes sharing the file (`serve
+// --workers`, the CLI).
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { PageCache } from '../page-cache.js';
+import { PageCache, pageChangedBy } from '../page-cache.js';
 import type { PlantPage, Store, TokenRecord } from '../store.js';
 import { type TokenRow, toTokenRecord } from '../token-row.js';
 import { checkBeforeOpen, watchFile } from './file-guard.js';
@@ -26,6 +27,8 @@ export interface SqliteOptions {
   pageCacheBytes?: number;
   /** Hears the size of each group-commit batch (metrics). */
   onGroupCommit?: (size: number) => void;
+  /** Cache token records by hash (default true; false only for the bench's `auth-cache` switch). */
+  tokenCache?: boolean;
   /** Create a new database even where one was lost (`plant-store migrate`); otherwise start-up refuses. */
   recreateLost?: boolean;
 }
@@ -84,8 +87,9 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
 
   const outbox = createSqliteOutbox(db, write, statement);
 
-  // Read caches, valid while nothing has changed. data_version moves when another connection commits; this
-  // connection's own writes clear what they touch.
+  // Read caches, valid while nothing has changed. data_version moves when another connection commits (read before
+  // every cached answer: a commit by another process is seen at once); this connection's own writes forget what
+  // they may alter.
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let seenVersion = -1;
   const pages = new PageCache(options.pageCacheBytes);
@@ -115,7 +119,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
           ),
         );
         if (created) {
-          pages.forget(owner);
+          pages.forgetIf(owner, (page, after) => pageChangedBy('create', plant.id, page, after));
           outbox.committed();
         }
         return created;
@@ -140,13 +144,13 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
           lastId: head.lastId ?? undefined,
           hasMore: head.lastId !== null && next.get(owner, head.lastId) !== undefined,
         };
-        pages.set(owner, key, page);
+        pages.set(owner, key, page, after);
         return page;
       },
       async delete(owner, id) {
         const remove = statement('DELETE FROM plants WHERE owner = ? AND id = ?');
         const deleted = await write(() => remove.run(owner, id).changes === 1);
-        if (deleted) pages.forget(owner);
+        if (deleted) pages.forgetIf(owner, (page, after) => pageChangedBy('delete', id, page, after));
         return deleted;
       },
     },
@@ -177,7 +181,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
         const row = statement('SELECT * FROM tokens WHERE secret_hash = ?').get(secretHash) as TokenRow | undefined;
         if (!row) return undefined; // unknown hashes are not cached: random tokens must not grow the cache
         const record = Object.freeze({ ...toTokenRecord(row), secretHash: row.secret_hash });
-        tokensByHash.set(key, record);
+        if (options.tokenCache !== false) tokensByHash.set(key, record);
         return record;
       },
       async list() {

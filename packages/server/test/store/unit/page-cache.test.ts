@@ -1,6 +1,7 @@
 // The byte-bounded LRU behind the page cache (both stores) and the PostgreSQL token cache.
 import { describe, expect, it } from 'vitest';
-import { PageCache } from '../../../src/store/page-cache.js';
+import { PageCache, pageChangedBy } from '../../../src/store/page-cache.js';
+import type { PlantPage } from '../../../src/store/store.js';
 
 describe('PageCache', () => {
   it('keeps any kind of value within its byte bound, by the size it is given, dropping the least recently used', () => {
@@ -27,5 +28,42 @@ describe('PageCache', () => {
     cache.forget('a');
     expect(cache.get('a', 'x')).toBeUndefined();
     expect(cache.get('b', 'x')).toEqual({ size: 10 });
+  });
+});
+
+describe('pageChangedBy', () => {
+  // A full page of plants 10..19 (limit 10), starting after cursor 5, with more plants after it.
+  const full: PlantPage = { json: '[]', lastId: 19n, hasMore: true };
+  const last: PlantPage = { json: '[]', lastId: 19n, hasMore: false };
+  const empty: PlantPage = { json: '[]', lastId: undefined, hasMore: false };
+
+  it('leaves a page alone when the plant is before its range, or beyond a full page that knows more follow', () => {
+    expect(pageChangedBy('create', 3n, full, 5n)).toBe(false);
+    expect(pageChangedBy('create', 5n, full, 5n)).toBe(false);
+    expect(pageChangedBy('create', 20n, full, 5n)).toBe(false);
+    expect(pageChangedBy('create', 1_000_000n, full, undefined)).toBe(false);
+    expect(pageChangedBy('delete', 3n, full, 5n)).toBe(false);
+    // Nothing follows the last page, so no plant beyond it can be deleted.
+    expect(pageChangedBy('delete', 25n, last, 5n)).toBe(false);
+  });
+
+  it('counts a plant inside the range, one beyond the last page, and a delete that may end hasMore', () => {
+    expect(pageChangedBy('create', 12n, full, 5n)).toBe(true);
+    expect(pageChangedBy('create', 6n, full, undefined)).toBe(true);
+    expect(pageChangedBy('create', 25n, last, 5n)).toBe(true); // hasMore becomes true
+    expect(pageChangedBy('create', 7n, empty, 5n)).toBe(true);
+    expect(pageChangedBy('delete', 19n, full, 5n)).toBe(true);
+    expect(pageChangedBy('delete', 25n, full, 5n)).toBe(true); // maybe the only plant after the page
+  });
+
+  it('lets forgetIf drop only the pages a change may alter', () => {
+    const cache = new PageCache();
+    cache.set('ann', '10:', { json: '[1]', lastId: 10n, hasMore: true });
+    cache.set('ann', '10:10', { json: '[2]', lastId: 20n, hasMore: false }, 10n);
+    cache.set('ben', '10:', { json: '[3]', lastId: 10n, hasMore: false });
+    cache.forgetIf('ann', (page, after) => pageChangedBy('create', 15n, page, after));
+    expect(cache.get('ann', '10:')).toBeDefined();
+    expect(cache.get('ann', '10:10')).toBeUndefined();
+    expect(cache.get('ben', '10:')).toBeDefined();
   });
 });

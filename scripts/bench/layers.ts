@@ -1,0 +1,171 @@
+// What each layer of the request path costs (`pnpm bench --layers`): the service on the default configuration next
+// to the same service with one feature switched off (or, for features off by default, on), every variant started
+// once, seeded, and then measured in turn on the hot read and the mixed workload, the order rotating by one per
+// round so variants interleave. The figure is the server's CPU time per request (every thread, from /proc), which a
+// shared machine shakes far less than requests per second; a layer's price is the variant's figure minus the
+// default's (sign turned so that a positive price is what the feature costs).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Samples } from './stats.js';
+import { plantStore, type Running, sqliteFile, type Target } from './targets.js';
+import { type Scenario, type WrkResult, wrk } from './wrk.js';
+
+/** One row of the layer table: the server's env on top of DEFAULTS, and whether the row turns a feature on. */
+export interface Layer {
+  name: string;
+  /** What the variant changes, in words, for the table. */
+  how: string;
+  env: Record<string, string>;
+  /** True when the variant switches a feature on (its price is variant - default), else off (default - variant). */
+  on?: boolean;
+  /** What the layer may cost per request on the hot read, in microseconds of server CPU (the README's budget). */
+  budgetUs: number;
+}
+
+/**
+ * The default configuration as the bench runs it: everything a deployment gets without setting a variable, except
+ * that the rate limit is raised so far that it never answers 429 (its counting still runs) and the metrics listener
+ * takes an ephemeral port.
+ */
+export const DEFAULTS: Record<string, string> = {
+  LOG_LEVEL: 'info',
+  RATE_LIMIT_MAX: '1000000000',
+  RATE_LIMIT_ANONYMOUS_MAX: '1000000000',
+  METRICS_PORT: '0',
+};
+
+const off = (name: string, how: string, env: Record<string, string>, budgetUs: number): Layer => ({
+  name,
+  how,
+  env,
+  budgetUs,
+});
+const benchOff = (name: string, switchName: string, how: string, budgetUs: number): Layer => ({
+  name,
+  how: `\`PLANT_STORE_BENCH_OFF=${switchName}\`: ${how}`,
+  env: { PLANT_STORE_BENCH_OFF: switchName },
+  budgetUs,
+});
+
+/** Every layer the bench prices; `--layers a,b` picks some by name. */
+export function layers(receiverUrl: string): Layer[] {
+  return [
+    off('logging', '`LOG_LEVEL=silent` (default `info`: two lines per request)', { LOG_LEVEL: 'silent' }, 8),
+    off('metrics', '`METRICS_PORT=off`', { METRICS_PORT: 'off' }, 3),
+    off(
+      'rate limits',
+      '`RATE_LIMIT_MAX=0` (per principal, and the anonymous limit with it)',
+      { RATE_LIMIT_MAX: '0' },
+      4,
+    ),
+    off('load shedding', '`MAX_EVENT_LOOP_DELAY_MS=0`', { MAX_EVENT_LOOP_DELAY_MS: '0' }, 1),
+    benchOff('security headers', 'security-headers', 'no helmet headers, no `Cache-Control`', 2),
+    benchOff('request ids', 'request-ids', 'a counter instead of a UUID, no `X-Request-Id` header', 1),
+    benchOff(
+      'auth',
+      'auth',
+      'the principal remembered per operation and Authorization header after its first check (no hash, no lookup)',
+      4,
+    ),
+    benchOff('auth cache', 'auth-cache', 'every token looked up in the database (negative: what the cache saves)', 0),
+    benchOff('validation', 'validation', 'query and body checked by nothing but integer conversion', 3),
+    benchOff('serialization', 'serialization', '`JSON.stringify` instead of the compiled response serializers', 2),
+    benchOff('webhook worker (idle)', 'webhook-worker', 'the delivery worker not started', 0.5),
+    {
+      name: 'tracing',
+      how: '`OTEL_TRACES_EXPORTER=otlp` to a local sink answering 200 (on)',
+      env: {
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl,
+      },
+      on: true,
+      budgetUs: 25,
+    },
+  ];
+}
+
+export interface LayerRun {
+  /** `default`, `everything off`, or a layer's name. */
+  variant: string;
+  scenario: Scenario;
+  result: WrkResult;
+}
+
+/** A server answering 200 to anything (the tracing variant's OTLP endpoint). */
+async function sink(): Promise<{ url: string; server: Server }> {
+  const server = createServer((request, response) => {
+    request.resume().on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+export async function priceLayers(options: {
+  pick: string[] | undefined;
+  scenarios: Scenario[];
+  rounds: number;
+  seconds: number;
+  connections: number;
+  port: number;
+  log: (line: string) => void;
+}): Promise<{ runs: Samples<WrkResult>; list: Layer[]; variants: string[] }> {
+  const receiver = await sink();
+  const all = layers(receiver.url);
+  const list = options.pick ? all.filter((layer) => options.pick!.includes(layer.name)) : all;
+  const everythingOff: Layer = {
+    name: 'everything off',
+    how: 'every switch above off at once',
+    budgetUs: Number.NaN,
+    env: {
+      LOG_LEVEL: 'silent',
+      METRICS_PORT: 'off',
+      RATE_LIMIT_MAX: '0',
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+      PLANT_STORE_BENCH_OFF: all
+        .map((layer) => layer.env.PLANT_STORE_BENCH_OFF)
+        .filter(Boolean)
+        .join(','),
+    },
+  };
+  const targets: Target[] = [
+    plantStore('default', sqliteFile, DEFAULTS, options.scenarios),
+    ...[...list, everythingOff].map((layer) =>
+      plantStore(layer.name, sqliteFile, { ...DEFAULTS, ...layer.env }, options.scenarios),
+    ),
+  ];
+  const runs = new Samples<WrkResult>();
+  const running: Running[] = [];
+  let port = options.port;
+  try {
+    for (const target of targets) running.push(await target.start(port++));
+    let run = 0;
+    for (let round = 0; round < options.rounds; round++) {
+      const order = targets.map((_, i) => (i + round) % targets.length);
+      for (const scenario of options.scenarios) {
+        for (const index of order) {
+          const target = targets[index]!;
+          const server = running[index]!;
+          const result = await wrk({
+            url: server.url,
+            scenario: scenario === 'get' ? 'get' : scenario,
+            token: server.token,
+            tokens: server.tokens,
+            base: 1_000_000_000 + 10_000_000 * ++run,
+            seconds: options.seconds,
+            connections: options.connections,
+            serverPid: server.pid,
+          });
+          runs.add(`${target.name}|${scenario}`, result);
+          options.log(
+            `  round ${round + 1} ${scenario} ${target.name}: ${result.requestsPerSec.toFixed(0)} req/s, ${result.cpuUsPerRequest.toFixed(1)} us CPU/request, non-2xx ${result.non2xx}, RSS ${result.maxRssMb} MB`,
+          );
+        }
+      }
+    }
+  } finally {
+    await Promise.all(running.map((server) => server.stop()));
+    receiver.server.close();
+  }
+  return { runs, list: [...list, everythingOff], variants: targets.map((target) => target.name) };
+}
