@@ -37,11 +37,18 @@ if (!existsSync(cli)) {
   process.exit(2);
 }
 const { main } = await import(cli.href);
+// Once a command has finished (or start-up has failed), exit even if something it opened is still holding the event
+// loop: a supervisor must see a failed start as an exit, within seconds (the timer is unref'd, so a process with
+// nothing left open exits at once, as before).
+const exitSoon = (code) => {
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), 2_000).unref();
+};
 try {
   const code = await main(process.argv.slice(2));
   // -1: still serving; the process ends when the server closes.
-  if (code >= 0) process.exitCode = code;
+  if (code >= 0) exitSoon(code);
 } catch (error) {
   console.error(`plant-store: ${error.message}`);
-  process.exitCode = 1;
+  exitSoon(1);
 }

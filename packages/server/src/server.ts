@@ -39,10 +39,17 @@ export async function runServer(config: Config): Promise<void> {
     timeoutMs: databaseTimeoutMs(config.requestTimeoutMs),
     ...(config.benchOff.includes('auth-cache') ? { tokenCache: false } : {}),
   });
-  await store.migrate();
   // With REDIS_URL the rate-limit counters are shared by every instance; without it each process counts on its own.
   const redis = config.rateLimit?.max && config.redisUrl ? await createRateLimitRedis(config.redisUrl) : undefined;
-  const app = await buildApp({ config, store, redis, observability });
+  const app = await store
+    .migrate()
+    .then(() => buildApp({ config, store, redis, observability }))
+    .catch(async (error: unknown) => {
+      // Start-up stops here: close what is open, so the process can exit.
+      redis?.disconnect();
+      await store.close().catch(() => {});
+      throw error;
+    });
   if (created) app.log.warn({ database: file }, 'created a new, empty SQLite database (none was there before)');
   if (store.kind === 'memory') {
     app.log.warn(
@@ -80,5 +87,10 @@ export async function runServer(config: Config): Promise<void> {
     },
   );
 
-  await app.listen({ host: config.host, port: config.port });
+  // A port that cannot be bound stops start-up too: close the store, Redis and the metrics listener, so nothing keeps
+  // the process alive and a supervisor sees it exit.
+  await app.listen({ host: config.host, port: config.port }).catch(async (error: unknown) => {
+    await app.close();
+    throw error;
+  });
 }

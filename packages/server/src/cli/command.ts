@@ -2,7 +2,7 @@
 // writes to, strict option parsing, and opening the store for one piece of work.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Config } from '../config.js';
-import { openStore } from '../store/open-store.js';
+import { openStore, sqliteFileOf } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 
 export interface Io {
@@ -17,10 +17,13 @@ export const processIo: Io = {
   env: process.env,
 };
 
-/** One line of the usage: what to type, and what it does (wrapped lines). */
+/** One line of the usage: what to type, and what it does (wrapped lines); `options` and `notes` only in its own
+ * --help. */
 export interface UsageEntry {
   synopsis: string;
   description: string[];
+  options?: string[];
+  notes?: string[];
 }
 
 /** A top-level command (`plant-store <name> ...`); main.ts lists them, in the order the usage shows them. */
@@ -56,6 +59,22 @@ export function formatUsage(entries: UsageEntry[]): string {
     }
   }
   return lines.join('\n');
+}
+
+/** Where a DATABASE_URL points, for people: the SQLite file, or PostgreSQL's host and database (never a password). */
+export function describeDatabase(databaseUrl: string): string {
+  const file = sqliteFileOf(databaseUrl);
+  if (file) return `the SQLite database ${file}`;
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    try {
+      const url = new URL(databaseUrl);
+      const user = url.username ? `${decodeURIComponent(url.username)}@` : '';
+      return `the PostgreSQL database ${user}${url.host}${url.pathname}`;
+    } catch {
+      return 'the PostgreSQL database of DATABASE_URL';
+    }
+  }
+  return `the database ${databaseUrl}`;
 }
 
 /** Opens and migrates the store, runs `work` on it, closes it; `work` also gets the versions migrating applied. */

@@ -1,9 +1,22 @@
 // `plant-store serve [--workers N]`: migrate, then serve the API; with N > 1 the primary forks N workers.
 import { availableParallelism } from 'node:os';
 import { isWorker, superviseWorkers } from '../cluster/supervise-workers.js';
+import type { Config } from '../config.js';
 import { serveClusterMetrics } from '../observability/start-observability.js';
 import { runServer } from '../server.js';
 import { type Command, parse, UsageError, withStore } from './command.js';
+
+/**
+ * Without Redis each process counts rate limits on its own, so N workers would give every principal N times
+ * RATE_LIMIT_MAX: each worker allows its share instead (at least 1), the whole service at most the configured budget.
+ */
+export function perWorker(config: Config, workers: number): Config {
+  if (!config.rateLimit || config.redisUrl) return config;
+  const share = (max: number) => (max === 0 ? 0 : Math.max(1, Math.floor(max / workers)));
+  const { max, anonymousMax } = config.rateLimit;
+  const rateLimit = Object.freeze({ ...config.rateLimit, max: share(max), anonymousMax: share(anonymousMax) });
+  return Object.freeze({ ...config, rateLimit });
+}
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -11,6 +24,14 @@ export const serveCommand: Command = {
     {
       synopsis: 'serve [--workers N]',
       description: ['migrate, then serve the API (default); N processes share the port'],
+      options: [
+        '--workers N   N worker processes behind one port (1 to 64, default 1); the primary migrates once,',
+        '              restarts a worker that crashes (after a growing delay), and exits when workers cannot start',
+      ],
+      notes: [
+        'Stops on SIGTERM or SIGINT once in-flight requests are answered (SHUTDOWN_TIMEOUT_MS); exits non-zero',
+        'when start-up fails (a port in use, the database unreachable).',
+      ],
     },
   ],
   async run(args, { config }) {
@@ -25,11 +46,11 @@ export const serveCommand: Command = {
       // Migrate once here so the workers start on an up-to-date schema, then fork; the workers share the port.
       await withStore(config, async () => {});
       const closeMetrics = await serveClusterMetrics(config);
-      await superviseWorkers(workers);
+      const code = await superviseWorkers(workers);
       closeMetrics();
-      return 0;
+      return code;
     }
-    await runServer(config);
+    await runServer(workers > 1 ? perWorker(config, workers) : config);
     return -1; // keeps running until a signal
   },
 };

@@ -2,7 +2,16 @@
 import { assertValidSubject } from '../auth/principal.js';
 import { issueToken, parseDuration, parseScopes } from '../auth/tokens.js';
 import type { Config } from '../config.js';
-import { asUsage, type Command, type Io, parse, printTable, UsageError, withStore } from './command.js';
+import {
+  asUsage,
+  type Command,
+  describeDatabase,
+  type Io,
+  parse,
+  printTable,
+  UsageError,
+  withStore,
+} from './command.js';
 
 async function create(args: string[], config: Config, io: Io): Promise<number> {
   const { values } = parse(args, {
@@ -27,6 +36,8 @@ async function create(args: string[], config: Config, io: Io): Promise<number> {
     }),
   );
   const { record } = issued;
+  // A token written to another database than the service's is refused with 401: say which one this was.
+  io.stderr(`Wrote the token to ${describeDatabase(config.databaseUrl)} (DATABASE_URL).`);
   io.stdout(
     `Created token ${record.id} for "${record.subject}" with scopes ${record.scopes.join(',')}` +
       `${record.expiresAt ? `, expiring ${record.expiresAt.toISOString()}` : ', never expiring'}.`,
@@ -71,6 +82,15 @@ export const tokenCommand: Command = {
     {
       synopsis: 'token create --subject NAME [--scope read,write] [--expires-in 30d]',
       description: ['issue a bearer token (printed once, alone on the last line)'],
+      options: [
+        '--subject NAME     the principal the token acts for (1 to 200 characters, no control characters)',
+        '--scope LIST       read, write or read,write (default read,write)',
+        '--expires-in D     a lifetime such as 90m, 12h or 30d (default: never expires)',
+      ],
+      notes: [
+        'The token is written to the database DATABASE_URL names (the one on stderr); run this with the',
+        "service's own DATABASE_URL, or the service will not know the token.",
+      ],
     },
     { synopsis: 'token list', description: ['list tokens (never their secrets)'] },
     { synopsis: 'token revoke ID', description: ['revoke a token'] },

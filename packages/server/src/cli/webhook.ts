@@ -141,6 +141,11 @@ export const webhookCommand: Command = {
         "subscribe URL to new plants (every principal's, or NAME's); the signing",
         'secret is printed once, alone on the last line',
       ],
+      options: [
+        '--url URL        where to POST each event: an https URL to a public address (http and private',
+        '                 addresses only with WEBHOOK_ALLOW_PRIVATE=true), with no user name or password',
+        "--subject NAME   only NAME's new plants (default: every principal's)",
+      ],
     },
     { synopsis: 'webhook list', description: ['list subscriptions (never their secrets)'] },
     { synopsis: 'webhook remove ID', description: ['remove a subscription and its deliveries'] },

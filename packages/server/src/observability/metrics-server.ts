@@ -29,6 +29,23 @@ export function shareWithPrimary(registry: Registry): void {
   AggregatorRegistry.setRegistries([registry]);
 }
 
+/**
+ * Why the metrics address cannot be bound, naming the settings: a second instance on one host meets the first one's
+ * default port (9464) before anything else.
+ */
+function listenError(error: NodeJS.ErrnoException, address: { host: string; port: number }): Error {
+  const where = `${address.host}:${address.port}`;
+  const what =
+    error.code === 'EADDRINUSE'
+      ? `the metrics address ${where} is already in use (EADDRINUSE; another plant-store on this host?)`
+      : `the metrics address ${where} cannot be bound (${error.code ?? error.message})`;
+  return new Error(
+    `${what}: set METRICS_PORT to a free port (METRICS_PORT=0 picks one), METRICS_HOST to another address, ` +
+      'or METRICS_PORT=off to turn the metrics listener off',
+    { cause: error },
+  );
+}
+
 /** Listens on host:port and resolves with the server and its URL; rejects when the address cannot be bound. */
 export async function startMetricsServer(
   address: { host: string; port: number },
@@ -60,9 +77,10 @@ export async function startMetricsServer(
   server.headersTimeout = 5_000;
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const refuse = (error: NodeJS.ErrnoException) => reject(listenError(error, address));
+    server.once('error', refuse);
     server.listen(address.port, address.host, () => {
-      server.off('error', reject);
+      server.off('error', refuse);
       resolve();
     });
   });

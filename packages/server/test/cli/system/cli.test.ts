@@ -139,10 +139,18 @@ describe('plant-store CLI', () => {
     expect(await cli(flag)).toMatchObject({ code: 0, stdout: expect.stringContaining('token create --subject NAME') });
   });
 
-  it('prints help for --help after a command', async () => {
-    expect(await cli('token', 'create', '--help')).toMatchObject({
+  it("prints the command's own usage for --help after a command", async () => {
+    const { code, stdout } = await cli('token', 'create', '--help');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: plant-store token create --subject NAME/);
+    expect(stdout).toContain('--expires-in D');
+    expect(stdout).not.toContain('token revoke ID');
+  });
+
+  it('prints the version', async () => {
+    expect(await cli('--version')).toMatchObject({
       code: 0,
-      stdout: expect.stringContaining('token revoke ID'),
+      stdout: expect.stringMatching(/^plant-store \d+\.\d+\.\d+\n$/),
     });
   });
 });
@@ -158,11 +166,11 @@ describe('main, called in-process', () => {
     };
   }
 
-  it('answers an unknown command with exit code 2 and the usage on stderr', async () => {
+  it('answers an unknown command with exit code 2, one line and where the usage is, on stderr', async () => {
     const { out, err, io } = capture({});
     expect(await main(['frobnicate'], io)).toBe(2);
     expect(out).toEqual([]);
-    expect(err.join('\n')).toMatch(/^plant-store: unknown command "frobnicate"\n\nUsage: plant-store/);
+    expect(err.join('\n')).toBe('plant-store: unknown command "frobnicate"\nsee `plant-store --help`');
   });
 
   it('lists tokens through the given environment', async () => {
