@@ -76,7 +76,33 @@ describe('Idempotency-Key on createPlant', () => {
 
   it('answers a repeat that arrives while the first is in flight with 409 and Retry-After, without a second write', async () => {
     const body = { id: 6, name: 'Cactus' };
-    const [first, second] = await Promise.all([create(alice, body, 'key-6'), create(alice, body, 'key-6')]);
+    // Hold the first request inside the store until the second has been answered.
+    const plants = t.store.plants;
+    const createOnce = plants.createOnce;
+    let release = () => {};
+    let entered = () => {};
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    plants.createOnce = async (...args) => {
+      entered();
+      await gate;
+      return createOnce.apply(plants, args);
+    };
+    let first: Awaited<ReturnType<typeof create>>;
+    let second: Awaited<ReturnType<typeof create>>;
+    try {
+      const pending = create(alice, body, 'key-6');
+      await inside;
+      second = await create(alice, body, 'key-6');
+      release();
+      first = await pending;
+    } finally {
+      plants.createOnce = createOnce;
+    }
     expect(first.status).toBe(200);
     expect(second.status).toBe(409);
     expect(second.headers['retry-after']).toBe('1');
