@@ -16,7 +16,7 @@ export interface Parameter {
 
 export interface ResponseSpec {
   description: string;
-  /** Header names the answer declares (lower case). */
+  /** Header names the answer promises on every such answer (declared `required: true`), lower case. */
   headers: string[];
   /** The JSON schema of the body, or undefined when the answer declares no body. */
   schema: Schema | undefined;
@@ -113,7 +113,11 @@ export function loadConformanceContract(path?: string | URL): ConformanceContrac
         const content = response.content as Record<string, { schema?: Schema }> | undefined;
         responses[code] = {
           description: String(response.description ?? ''),
-          headers: Object.keys((response.headers as object | undefined) ?? {}).map((name) => name.toLowerCase()),
+          // Only the headers the contract marks `required` are promised on every such answer (OpenAPI's default is
+          // false: Idempotent-Replayed, say, comes only with a replay); the checks add WWW-Authenticate and Retry-After.
+          headers: Object.entries((response.headers as Record<string, { required?: boolean }> | undefined) ?? {})
+            .filter(([, header]) => header?.required === true)
+            .map(([name]) => name.toLowerCase()),
           schema: content ? (content['application/json']?.schema ?? {}) : undefined,
         };
       }
