@@ -41,6 +41,10 @@ export function createGroupCommit(
     onBatch?.(batch.length);
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     try {
+      // IMMEDIATE: the write lock is taken (waiting up to busy_timeout) before the first statement. A deferred
+      // transaction that reads first (a webhook claim counts leases, a keyed create looks up its key) would start
+      // as a reader, and its first write would then fail at once with SQLITE_BUSY when another process on the same
+      // file has committed meanwhile: SQLite cannot wait there without risking a deadlock.
       db.transaction(() => {
         for (const item of batch) {
           // A failing statement rolls back only itself; the others in the batch still commit.
@@ -50,7 +54,7 @@ export function createGroupCommit(
             outcomes.push({ ok: false, error });
           }
         }
-      })();
+      }).immediate();
     } catch (error) {
       for (const item of batch) item.reject(asStoreError(error));
       return;
