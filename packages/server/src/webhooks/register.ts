@@ -3,7 +3,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { Metrics } from '../observability/metrics.js';
-import { watchWebhooks } from '../observability/webhook-metrics.js';
 import type { Store } from '../store/store.js';
 import { type DeliveryWorker, startDeliveryWorker } from './delivery-worker.js';
 
@@ -16,7 +15,10 @@ export function registerWebhookDelivery(
   let worker: DeliveryWorker | undefined;
   app.addHook('onListen', async () => {
     if (worker) return;
-    const observer = metrics ? watchWebhooks(metrics.registry, store.webhooks) : undefined;
+    // Imported only with metrics on: webhook-metrics loads prom-client, which a service without metrics never needs.
+    const observer = metrics
+      ? (await import('../observability/webhook-metrics.js')).watchWebhooks(metrics.registry, store.webhooks)
+      : undefined;
     worker = startDeliveryWorker(store.webhooks, config.webhooks, app.log.child({ component: 'webhooks' }), {
       ...(observer ? { observer } : {}),
     });
