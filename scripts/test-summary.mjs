@@ -1,5 +1,6 @@
 // Prints vitest's JSON report as the one plain line CI reads: `N passed, N failed, N skipped`.
 // `--total a.json b.json ...` adds several reports up (one per Node line); a missing report counts as one failure.
+// Each failed test is named first, on its own `failed: <file> > <test>` line, so a CI log's tail says what broke.
 import { readFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
@@ -15,6 +16,15 @@ for (const file of files) {
     if (!total) throw new Error(`no vitest report at ${file}`);
     sum.failed += 1;
     continue;
+  }
+  for (const result of report.testResults) {
+    const file = result.name.replace(`${process.cwd()}/`, '');
+    if (result.status === 'failed' && result.assertionResults.length === 0) {
+      console.log(`failed: ${file} (did not load: ${String(result.message ?? '').split('\n')[0].slice(0, 200)})`);
+    }
+    for (const test of result.assertionResults) {
+      if (test.status === 'failed') console.log(`failed: ${file} > ${test.fullName ?? test.title}`);
+    }
   }
   sum.passed += report.numPassedTests;
   sum.failed += report.numFailedTests;
