@@ -20,7 +20,11 @@ for (const file of files) {
   for (const result of report.testResults) {
     const file = result.name.replace(`${process.cwd()}/`, '');
     if (result.status === 'failed' && result.assertionResults.length === 0) {
-      console.log(`failed: ${file} (did not load: ${String(result.message ?? '').split('\n')[0].slice(0, 200)})`);
+      console.log(
+        `failed: ${file} (did not load: ${String(result.message ?? '')
+          .split('\n')[0]
+          .slice(0, 200)})`,
+      );
     }
     for (const test of result.assertionResults) {
       if (test.status === 'failed') console.log(`failed: ${file} > ${test.fullName ?? test.title}`);
