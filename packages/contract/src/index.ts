@@ -20,6 +20,7 @@ export {
   type BrokenRule,
   checkBody,
   checkParameters,
+  checkQueryNames,
   checkValue,
   describeBrokenRule,
   detailOfBrokenRule,

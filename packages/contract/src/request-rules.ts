@@ -14,10 +14,14 @@ export interface BrokenRule {
   location: string;
   /** The dotted path of the value within its location: a body field, a parameter; '' for the body itself. */
   pointer: string;
-  /** The JSON Schema keyword broken (`required`, `type`, `maxLength`, ...), `int64` or `unknownField`. */
+  /** The JSON Schema keyword broken (`required`, `type`, `maxLength`, ...), `int64`, `unknownField` or `repeated`. */
   rule: string;
-  /** The missing or unknown field, for `required` and `unknownField`. */
+  /** The missing, unknown or repeated field or parameter, for `required`, `unknownField` and `repeated`. */
   field?: string;
+  /** The names the location accepts, for `unknownField` in the query. */
+  accepted?: readonly string[];
+  /** How many times a parameter was given, for `repeated`. */
+  count?: number;
   /** The type expected, for `type`. */
   type?: string;
   /** The bound, for `minLength`, `maxLength`, `minimum` and `maximum`. */
@@ -46,7 +50,15 @@ export function describeBrokenRule(broken: BrokenRule): string {
       if (location === 'body') return `${where} is missing the required field "${broken.field}"`;
       return `${part} "${broken.field}" is required`;
     case 'unknownField':
+      if (location === 'query') {
+        const accepted = broken.accepted?.length
+          ? `accepts only ${broken.accepted.join(', ')}`
+          : 'takes no query parameters';
+        return `unknown query parameter "${broken.field}"; this operation ${accepted}`;
+      }
       return `${where} has an unknown field "${broken.field}"; only the fields the contract declares are accepted`;
+    case 'repeated':
+      return `${part} "${broken.field}" is given ${broken.count} times; send it at most once`;
     case 'type':
       if (where === 'body') return `body must be a JSON ${broken.type}`;
       return `${where} must be ${broken.type === 'integer' ? 'an integer' : `a ${broken.type}`}`;
@@ -75,7 +87,8 @@ export function detailOfBrokenRule(broken: BrokenRule): ErrorDetail {
     | 'body'
     | 'query'
     | 'path';
-  const field = broken.rule === 'required' || broken.rule === 'unknownField' ? (broken.field ?? '') : broken.pointer;
+  const named = broken.rule === 'required' || broken.rule === 'unknownField' || broken.rule === 'repeated';
+  const field = named ? (broken.field ?? '') : broken.pointer;
   return { location, field, rule: broken.rule, ...(typeof broken.limit === 'number' ? { limit: broken.limit } : {}) };
 }
 
@@ -143,6 +156,28 @@ export function checkValue(
 
 function isProblem(result: object): result is Problem {
   return 'detail' in result;
+}
+
+/**
+ * The query's parameter names against the ones the operation declares: the first name it does not declare
+ * (`unknownField`), else the first declared name given more than once (`repeated`), else undefined. `names` lists
+ * every name as the query string gives it, repeats included (URLSearchParams' keys(); an empty segment such as the
+ * one in `?&limit=5` is no name at all, while `?=x` names the empty string, which no operation declares). Runs on
+ * every operation, those without query parameters too.
+ */
+export function checkQueryNames(operation: OperationFacts, names: Iterable<string>): Problem | undefined {
+  const declared = operation.parameters.filter((parameter) => parameter.in === 'query').map((p) => p.name);
+  const counts = new Map<string, number>();
+  for (const name of names) {
+    if (!declared.includes(name)) {
+      return problem({ location: 'query', pointer: '', rule: 'unknownField', field: name, accepted: declared });
+    }
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  for (const [name, count] of counts) {
+    if (count > 1) return problem({ location: 'query', pointer: '', rule: 'repeated', field: name, count });
+  }
+  return undefined;
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   CURSOR_NOT_ISSUED_MESSAGE,
   checkBody,
   checkParameters,
+  checkQueryNames,
   decodeCursor,
   type ErrorDetail,
   JsonBodyError,
@@ -282,6 +283,9 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     const pathValues = Object.fromEntries(
       route.names.map((name, index) => [name, decodeURIComponent(matched[index + 1] ?? '')]),
     );
+    // Unknown query parameters (and declared ones given twice) are refused, by the rule the service runs.
+    const names = checkQueryNames(operation, url.searchParams.keys());
+    if (names) throw invalid(names);
     const parameters = checkParameters(operation, pathValues, url.searchParams);
     if (isProblem(parameters)) throw invalid(parameters);
     if (operation.operationId === 'createPlant') {

@@ -233,6 +233,17 @@ const PROBES: Array<[string, Probe]> = [
   ['malformed token', { method: 'GET', path: '/plants', auth: { header: 'Bearer a b' } }],
   ['unknown token', { method: 'GET', path: '/plants', auth: { header: 'Bearer pst_nope' } }],
   ['query token', { method: 'GET', path: '/plants?access_token=x', auth: alice }],
+  ['unknown query parameter', { method: 'GET', path: '/plants?tag=indoor', auth: alice }],
+  ['unknown and declared parameters', { method: 'GET', path: '/plants?limit=2&Limit=3', auth: alice }],
+  ['parameter with an empty name', { method: 'GET', path: '/plants?=x', auth: alice }],
+  ['empty query segments', { method: 'GET', path: '/plants?&limit=2&', auth: alice }],
+  ['repeated declared parameter', { method: 'GET', path: '/plants?limit=2&limit=3', auth: alice }],
+  ['unknown parameter without a token', { method: 'GET', path: '/plants?tag=indoor' }],
+  [
+    'unknown parameter on a create',
+    { method: 'POST', path: '/plants?dryRun=1', auth: alice, body: '{"id":5,"name":"x"}', contentType: json },
+  ],
+  ['unknown parameter on a delete', { method: 'DELETE', path: '/plants/1?force=1', auth: alice }],
   ['reader lists', { method: 'GET', path: '/plants', auth: { reader: 'fidelity-reader' } }],
   [
     'reader creates',

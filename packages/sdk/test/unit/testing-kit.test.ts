@@ -108,6 +108,65 @@ describe('createFakePlantStore', () => {
   });
 });
 
+describe('createFakePlantStore: query parameters, as the service has them', () => {
+  it('refuses a query parameter the operation does not declare, naming it, on every operation', async () => {
+    const fake = createFakePlantStore();
+    const token = fake.createToken({ subject: 'a' });
+    const send = async (method: string, path: string, body?: string) => {
+      const response = await fake.fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body }),
+      });
+      return [response.status, await response.json()];
+    };
+    expect(await send('GET', '/plants?tag=indoor')).toEqual([
+      400,
+      {
+        error: 400,
+        message: 'unknown query parameter "tag"; this operation accepts only limit, cursor',
+        details: [{ location: 'query', field: 'tag', rule: 'unknownField' }],
+      },
+    ]);
+    expect(await send('POST', '/plants?dryRun=1', '{"id":1,"name":"x"}')).toEqual([
+      400,
+      expect.objectContaining({
+        message: 'unknown query parameter "dryRun"; this operation takes no query parameters',
+      }),
+    ]);
+    expect(await send('GET', '/plants?limit=1&limit=2')).toEqual([
+      400,
+      expect.objectContaining({ message: 'query parameter "limit" is given 2 times; send it at most once' }),
+    ]);
+    expect((await send('GET', '/plants?access_token=x'))[1]).toMatchObject({
+      message: expect.stringContaining('tokens in the query string'),
+    });
+    expect(fake.plantsOf('a')).toEqual([]);
+  });
+
+  it('is never sent one by the SDK: list, listPage and listAll across pages ask only for declared parameters', async () => {
+    const fake = createFakePlantStore();
+    fake.seed(
+      'a',
+      Array.from({ length: 5 }, (_, i) => ({ id: i + 1, name: `p${i}` })),
+    );
+    const api = createPlantStoreClient({ baseUrl, token: fake.createToken({ subject: 'a' }), fetch: fake.fetch });
+    expect(await api.plants.list({ limit: 2 })).toHaveLength(2);
+    const page = await api.plants.listPage({ limit: 2 });
+    expect(await api.plants.listPage({ limit: 2, cursor: page.nextCursor as string })).toMatchObject({
+      plants: [{}, {}],
+    });
+    const all = [];
+    for await (const plant of api.plants.listAll({ pageSize: 2 })) all.push(plant);
+    expect(all).toHaveLength(5);
+    await api.plants.create({ id: 9, name: 'x' });
+    await api.plants.delete(9);
+    expect(fake.requests.every((request) => request.status < 400)).toBe(true);
+    const names = fake.requests.flatMap((request) => [...new URL(request.url).searchParams.keys()]);
+    expect(new Set(names)).toEqual(new Set(['limit', 'cursor']));
+  });
+});
+
 describe('createFakePlantStore: Idempotency-Key and ETag, as the service has them', () => {
   it('replays a keyed create whose answer was lost, so the SDK resolves with the Plant and it is stored once', async () => {
     const fake = createFakePlantStore();

@@ -79,7 +79,8 @@ export async function executePlan(run: RunContext, input: Plan): Promise<void> {
       [statuses, because] = [[success, 400], 'a cursor the service never issued may be refused'];
       break;
     case 'unknown-parameter':
-      [statuses, because] = [[success, 400], 'a query parameter the contract does not declare'];
+      // Refused since 1.3.0 (the contract's strict query parameters); ignoring one would serve the wrong list.
+      [statuses, because] = [[400], 'a query parameter the contract does not declare is refused'];
       break;
     case 'media-type':
       [statuses, because] = [[415], `the body is ${plan.shape.contentType}`];

@@ -12,6 +12,7 @@ import type { SecurityHandler } from '../auth/bearer.js';
 import { OPEN_OPERATIONS } from '../handlers/handler.js';
 import type { Store } from '../store/store.js';
 import type { Contract } from './openapi-document.js';
+import { queryNamesHook } from './query-names.js';
 
 /**
  * A handler as the adaptor calls it. Each real handler takes its own operation's input type; the map of them can
@@ -69,7 +70,11 @@ export function operationResolver(
     const operation = byOperationId.get(operationId)!;
     const handler = handlers[operationId]!;
     return {
-      onRequest: operation.security.map((scheme) => securityHandlers[scheme]!(operationId, operation.scope)),
+      // The token first (a caller without one learns nothing of the rules), then the query's names.
+      onRequest: [
+        ...operation.security.map((scheme) => securityHandlers[scheme]!(operationId, operation.scope)),
+        queryNamesHook(operation),
+      ],
       config: { operationId },
       // Fastify validates a body only when one was sent; the contract requires it for some operations (only their
       // routes get the hook: a hook that does nothing still costs every request a turn).

@@ -60,7 +60,10 @@ function toErrorBody(error: unknown): {
   headers: Record<string, string>;
   details?: ErrorDetail[];
 } {
-  if (error instanceof ApiError) return { status: error.status, message: error.message, headers: { ...error.headers } };
+  if (error instanceof ApiError) {
+    const { status, message, headers, details } = error;
+    return { status, message, headers: { ...headers }, ...(details ? { details: [...details] } : {}) };
+  }
   if (error instanceof JsonBodyError) return { status: 400, message: error.message, headers: {} };
   if (error instanceof StoreUnavailableError) {
     return { status: 503, message: 'the database is unavailable; retry shortly', headers: { 'retry-after': '1' } };

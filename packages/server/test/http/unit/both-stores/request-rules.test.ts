@@ -137,3 +137,72 @@ describe('limit is decimal integer text and nothing else', () => {
     expect((await call(t.app, { method: 'GET', url: '/plants?limit=3', path: '/plants', token })).status).toBe(200);
   });
 });
+
+describe('query parameters the contract does not declare are refused, as unknown body fields are', () => {
+  const refusal = (name: string, accepts: string) => ({
+    error: 400,
+    message: `unknown query parameter "${name}"; this operation ${accepts}`,
+    details: [{ location: 'query', field: name, rule: 'unknownField' }],
+  });
+  it('answers GET /plants?tag=indoor with 400 naming tag, instead of an unfiltered 200', async () => {
+    const answer = await call(t.app, { method: 'GET', url: '/plants?tag=indoor', path: '/plants', token });
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toEqual(refusal('tag', 'accepts only limit, cursor'));
+  });
+  it('names the first unknown one, beside declared ones', async () => {
+    const answer = await call(t.app, { method: 'GET', url: '/plants?limit=2&Limit=3&x=1', path: '/plants', token });
+    expect(answer.json()).toEqual(refusal('Limit', 'accepts only limit, cursor'));
+  });
+  it('refuses them on every operation, those without query parameters too, and stores nothing', async () => {
+    const created = await call(t.app, {
+      method: 'POST',
+      url: '/plants?dryRun=true',
+      path: '/plants',
+      token,
+      body: { id: 700, name: 'never' },
+    });
+    expect(created.status).toBe(400);
+    expect(created.json()).toEqual(refusal('dryRun', 'takes no query parameters'));
+    const deleted = await call(t.app, { method: 'DELETE', url: '/plants/700?force=1', path: '/plants/{id}', token });
+    expect(deleted.json()).toEqual(refusal('force', 'takes no query parameters'));
+    const list = await call(t.app, { method: 'GET', url: '/plants?limit=1000', path: '/plants', token });
+    expect((list.json() as { name: string }[]).map((plant) => plant.name)).not.toContain('never');
+  });
+  it('refuses a parameter without a value (?tag) and one with an empty name (?=x), but not an empty segment', async () => {
+    const bare = await call(t.app, { method: 'GET', url: '/plants?tag', path: '/plants', token });
+    expect(bare.json()).toEqual(refusal('tag', 'accepts only limit, cursor'));
+    const empty = await call(t.app, { method: 'GET', url: '/plants?=x', path: '/plants', token });
+    expect(empty.json()).toEqual(refusal('', 'accepts only limit, cursor'));
+    const segments = await call(t.app, { method: 'GET', url: '/plants?&limit=2&', path: '/plants', token });
+    expect(segments.status).toBe(200);
+  });
+  it('decodes names before comparing them: ?%6Cimit=2 is limit', async () => {
+    const answer = await call(t.app, { method: 'GET', url: '/plants?%6Cimit=2', path: '/plants', token });
+    expect(answer.status).toBe(200);
+  });
+  it('refuses a declared parameter given twice, whichever value would have won', async () => {
+    const answer = await call(t.app, { method: 'GET', url: '/plants?limit=2&limit=2', path: '/plants', token });
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toEqual({
+      error: 400,
+      message: 'query parameter "limit" is given 2 times; send it at most once',
+      details: [{ location: 'query', field: 'limit', rule: 'repeated' }],
+    });
+  });
+  it('checks the token first: no token is a 401, and access_token keeps its own 400', async () => {
+    const anonymous = await call(t.app, { method: 'GET', url: '/plants?tag=indoor', path: '/plants' });
+    expect(anonymous.status).toBe(401);
+    const queryToken = await call(t.app, { method: 'GET', url: '/plants?access_token=x', path: '/plants', token });
+    expect(queryToken.status).toBe(400);
+    expect(queryToken.json()).toEqual({ error: 400, message: expect.stringContaining('tokens in the query string') });
+  });
+  it('answers HEAD as GET: 400 with no body', async () => {
+    const answer = await t.app.inject({
+      method: 'HEAD',
+      url: '/plants?tag=indoor',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.body).toBe('');
+  });
+});

@@ -1,0 +1,23 @@
+// Unknown query parameters are refused with 400, as unknown body fields are: by the contract's own rule
+// (checkQueryNames, which the testing kit runs too), on every operation, after the token is checked and before any
+// body is read. A query credential (`access_token`) never gets here: authentication refuses it first, in its words.
+import { ApiError, checkQueryNames, type OperationFacts } from '@plant-store/contract';
+import type { onRequestHookHandler } from 'fastify';
+
+/** Every name of a parsed query, once per time it was given (Fastify's parser makes a repeated name an array). */
+function* namesOf(query: Readonly<Record<string, unknown>>): Generator<string> {
+  for (const name of Object.keys(query)) {
+    const value = query[name];
+    const times = Array.isArray(value) ? value.length : 1;
+    for (let i = 0; i < times; i++) yield name;
+  }
+}
+
+/** The onRequest hook that refuses query parameters `operation` does not declare, and declared ones given twice. */
+export function queryNamesHook(operation: OperationFacts): onRequestHookHandler {
+  return function queryNames(request, _reply, done) {
+    const query = request.query as Readonly<Record<string, unknown>> | undefined;
+    const problem = query ? checkQueryNames(operation, namesOf(query)) : undefined;
+    done(problem ? new ApiError(400, problem.message, {}, [problem.detail]) : undefined);
+  };
+}
