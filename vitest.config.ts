@@ -1,16 +1,22 @@
-// Test tiers, picked by folder: a test file's tier is the `unit/`, `system/` or `package/` folder anywhere in its
-// path, and a `both-stores/` folder inside a tier runs it twice, on SQLite and on PostgreSQL. So a new folder of
-// tests (say packages/server/test/store/sqlite/) sorts itself with `sqlite/unit/…` and `sqlite/system/…`. A test
-// file in no tier, or in two, stops the run (see tierProblems).
+// Test tiers, picked by folder: a test file's tier is the `unit/`, `integration/`, `system/` or `package/` folder
+// anywhere in its path, and a `both-stores/` folder inside the integration or system tier runs it twice, on SQLite and
+// on PostgreSQL. So a new folder of tests (say packages/server/test/store/sqlite/) sorts itself with
+// `sqlite/integration/…` and `sqlite/system/…`. A test file in no tier, or in two, stops the run (see tierProblems).
 //
-//   unit     inject, stores, the SDK against an injected fetch, type tests; no build, no child process (pnpm test:unit)
-//   system   child processes, real sockets, crashes, cluster, CLI, the SDK against a listening server; builds first
-//   package  the SDK's tarball, bundles and browsers, /docs in Chromium; builds first
+//   unit         pure: handlers on the memory engine, rules, codecs, the SDK against an injected fetch, components;
+//                no database, no app, no build, no child process (pnpm test:unit, at most 15 s)
+//   integration  the whole app through `inject`, and the stores on a real SQLite file or PostgreSQL schema; no build,
+//                no child process (pnpm test:integration)
+//   system       child processes, real sockets, crashes, cluster, CLI, the SDK against a listening server; builds first
+//   package      the SDK's tarball, bundles and browsers, /docs in Chromium; builds first
+//
+// Type tests (*.test-d.ts) sit in unit/ folders but are not run by vitest: each package's tsconfig includes its test/
+// folder, so `pnpm typecheck` (tsc -b) checks every expectTypeOf and @ts-expect-error in them.
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
-const TIERS = ['unit', 'system', 'package'] as const;
+const TIERS = ['unit', 'integration', 'system', 'package'] as const;
 const TEST_ROOTS = ['packages/*/test', 'examples/*/test', 'scripts/test'];
 const tests = (tier: string, suffix = '') => TEST_ROOTS.map((root) => `${root}/**/${tier}/**/${suffix}*.test.{ts,tsx}`);
 const bothStores = (tier: string) => tests(tier, 'both-stores/**/');
@@ -32,6 +38,8 @@ function tierProblems(): string[] {
         const segments = relative(root, path).split('/');
         const tiers = TIERS.filter((tier) => segments.includes(tier));
         if (tiers.length !== 1) problems.push(`${relative(root, path)} is in ${tiers.length} tier folders`);
+        else if (segments.includes('both-stores') && !['integration', 'system'].includes(tiers[0] as string))
+          problems.push(`${relative(root, path)} is in both-stores/ outside integration/ and system/`);
       }
     }
   };
@@ -42,7 +50,7 @@ function tierProblems(): string[] {
 const problems = tierProblems();
 if (problems.length > 0) {
   throw new Error(
-    `Every test file belongs to exactly one tier folder (unit/, system/, package/): ${problems.join('; ')}`,
+    `Every test file belongs to exactly one tier folder (unit/, integration/, system/, package/): ${problems.join('; ')}`,
   );
 }
 
@@ -61,23 +69,17 @@ export default defineConfig({
     // Tests that spawn servers and browsers compete for two cores; keep parallelism modest.
     maxWorkers: 2,
     projects: [
+      // Unit and integration files share a worker thread's loaded modules (Fastify, Ajv, the app) instead of importing
+      // them per file.
+      { extends: true, test: { name: 'unit', include: tests('unit'), pool: 'threads', isolate: false } },
       {
         extends: true,
-        test: {
-          name: 'unit',
-          include: tests('unit'),
-          // Unit files share a worker thread's loaded modules (Fastify, Ajv, the app) instead of importing them per file.
-          pool: 'threads',
-          isolate: false,
-          env: sqlite,
-          typecheck: {
-            enabled: true,
-            include: TEST_ROOTS.map((root) => `${root}/**/unit/**/*.test-d.ts`),
-            tsconfig: './tsconfig.typetest.json',
-          },
-        },
+        test: { name: 'integration', include: tests('integration'), pool: 'threads', isolate: false, env: sqlite },
       },
-      { extends: true, test: { name: 'unit-postgres', include: bothStores('unit'), env: postgres, isolate: false } },
+      {
+        extends: true,
+        test: { name: 'integration-postgres', include: bothStores('integration'), env: postgres, isolate: false },
+      },
       { extends: true, test: { name: 'system', include: tests('system'), env: sqlite, globalSetup: buildOnce } },
       {
         extends: true,

@@ -1,5 +1,5 @@
-// Type tests, run by vitest's typecheck (unit tier) and by `pnpm typecheck`: a wrong expectTypeOf fails the run, and
-// each @ts-expect-error line must fail to compile. Results carry the contract's types.
+// Type tests, run by `pnpm typecheck` (tsc -b over tsconfig.test.json, which includes test/): a wrong expectTypeOf fails
+// the run, and each @ts-expect-error line must fail to compile. Results carry the contract's types.
 import { describe, expectTypeOf, it } from 'vitest';
 import { type components, createPlantStoreClient, type NewPlant, type Plant, type PlantPage } from '../../src/index.js';
 

@@ -1,7 +1,7 @@
 // While the database is unreachable, the delivery worker's polls fail several times a second per process. Its log says
 // so once with the cause's stack, then one line per interval with a count, and one line when the database is back:
 // never a stack trace per poll.
-import { waitFor } from '@plant-store/test-kit';
+import { waitFor } from '@plant-store/test-kit/wait';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import type { WebhookRepository } from '../../../src/store/store.js';
