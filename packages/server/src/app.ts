@@ -15,6 +15,7 @@ import { frameworkErrors, registerErrorHandler } from './http/error-handler.js';
 import { registerExpectContinue } from './http/expect-continue.js';
 import { httpServerFactory } from './http/http-server.js';
 import { BODY_LIMIT, registerJsonBodyParser } from './http/json-body.js';
+import { refusalKeeper } from './http/kept-refusals.js';
 import { registerLoadShedding } from './http/load-shedding.js';
 import { loggerOptions } from './http/logger.js';
 import { registerNotFoundHandler } from './http/not-found.js';
@@ -82,7 +83,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerObservability(app, store, observability);
   registerValidation(app);
   bench.register(app);
-  registerErrorHandler(app);
+  registerErrorHandler(app, refusalKeeper(contract, store));
   registerJsonBodyParser(app, contract.operations);
 
   await registerAnswerHeaders(app, {

@@ -14,7 +14,9 @@ export interface paths {
         /**
          * Get Plants
          * @description Returns all plants from the system that the user has access to, in ascending id order. At most `limit` plants
-         *     are returned; when more follow, the `Link` header holds the URL of the next page.
+         *     are returned; when more follow, the `Link` header holds the URL of the next page. `limit` and `cursor` are the
+         *     only query parameters: any other (`?tag=indoor`, say) is a 400 naming it, never an unfiltered list (since
+         *     1.3.0).
          */
         get: operations["getPlants"];
         put?: never;
@@ -152,9 +154,9 @@ export interface components {
              * @enum {string}
              */
             location: "body" | "query" | "path";
-            /** @description The body field or parameter, e.g. `name`, `limit`, `id`; an empty string for the body as a whole. */
+            /** @description The body field or parameter, e.g. `name`, `limit`, `id`; an empty string for the body as a whole (and for a query parameter whose name is empty, `?=x`). */
             field: string;
-            /** @description The rule broken, named after the JSON Schema keyword: `required`, `type`, `minLength`, `maxLength`, `pattern`, `minimum`, `maximum`, `int64` (a signed 64-bit integer), `unknownField`. */
+            /** @description The rule broken, named after the JSON Schema keyword: `required`, `type`, `minLength`, `maxLength`, `pattern`, `minimum`, `maximum`, `int64` (a signed 64-bit integer), `unknownField` (a body field or, since 1.3.0, a query parameter the contract does not declare), `repeated` (since 1.3.0: a query parameter given more than once). */
             rule: string;
             /**
              * Format: int32
@@ -164,7 +166,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is malformed or breaks a bound; `message` names the parameter or field. */
+        /** @description The request is malformed or breaks a bound; `message` names the parameter or field. Since 1.3.0 this includes a query parameter the operation does not declare (`unknown query parameter "tag"; this operation accepts only limit, cursor`) and a declared one given more than once. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -276,7 +278,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry (added in 1.2.0): a unique value per create the client means to make once (a UUID, say), sent again unchanged with every retry of it. 1 to 255 visible ASCII characters. The first answer (200, or 409 for a taken id) is kept for 24 hours and replayed to repeats with the same body; see the 409 and 422 answers. */
+                /** @description Makes the create safe to retry (added in 1.2.0): a unique value per create the client means to make once (a UUID, say), sent again unchanged with every retry of it. 1 to 255 visible ASCII characters. The first answer (200, 409 for a taken id, or since 1.3.0 a 400 for the body) is kept for 24 hours and replayed to repeats with the same body; see the 400, 409 and 422 answers. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -299,7 +301,16 @@ export interface operations {
                     "application/json": components["schemas"]["Plant"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The request is malformed or breaks a bound; `message` names the parameter or field. With an `Idempotency-Key`, a 400 for the body is kept as the key's first answer and given again to a repeat with the same bytes, with `Idempotent-Replayed: true` (added in 1.3.0). */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The caller already has a plant with this id; or (with `Retry-After`, added in 1.2.0) a request with the same `Idempotency-Key` is still being processed: retry after it, with the same key, to get its answer. */

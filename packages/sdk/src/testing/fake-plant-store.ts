@@ -127,6 +127,14 @@ class Refusal {
   ) {}
 }
 
+/** The Error body of a refusal, as JSON text. */
+const errorBody = (refusal: Refusal) =>
+  JSON.stringify({
+    error: refusal.status,
+    message: refusal.message,
+    ...(refusal.details ? { details: refusal.details } : {}),
+  });
+
 /** A 400 for a broken rule, with the same `details` the service sends. */
 const invalid = (problem: Problem) => new Refusal(400, problem.message, {}, [problem.detail]);
 
@@ -252,6 +260,30 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     }
   }
 
+  /**
+   * Idempotency-Key, as the service has it: the first answer to a key (200, 409, or a 400 for the body) kept per
+   * subject for 24 hours, given again to a repeat with the same fingerprint, a 422 for another.
+   */
+  function keyed(
+    id: string,
+    fingerprint: string,
+    first: () => { status: number; body: string },
+  ): { status: number; body: string; headers?: Record<string, string> } {
+    const previous = kept.get(id);
+    if (previous && now() - previous.at < IDEMPOTENCY_TTL_MS) {
+      if (previous.fingerprint !== fingerprint) {
+        throw new Refusal(
+          422,
+          'this Idempotency-Key was already used for a request with another body; send a new key for a new request',
+        );
+      }
+      return { status: previous.status, body: previous.body, headers: { 'idempotent-replayed': 'true' } };
+    }
+    const answer = first();
+    kept.set(id, { fingerprint, ...answer, at: now() });
+    return answer;
+  }
+
   async function answer(
     request: Request,
     url: URL,
@@ -293,8 +325,20 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
       if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
         throw new Refusal(400, 'header "idempotency-key" must be 1 to 255 visible ASCII characters, without spaces');
       }
-      const checked = validateNewPlant(await readBody(request));
-      if (isProblem(checked)) throw invalid(checked);
+      // A keyed create keeps a 400 about its body too, under the exact bytes sent (as the service does).
+      const sent = key === null ? '' : new TextDecoder('latin1').decode(await request.clone().arrayBuffer());
+      let checked: { plant: ValidPlant };
+      try {
+        const valid = validateNewPlant(await readBody(request));
+        if (isProblem(valid)) throw invalid(valid);
+        checked = valid;
+      } catch (error) {
+        if (key === null || !(error instanceof Refusal) || error.status !== 400) throw error;
+        return keyed(`${subject}\u0000${key}`, `refused:${sent}`, () => ({
+          status: 400,
+          body: errorBody(error),
+        }));
+      }
       const create = () => {
         if (owned.has(checked.plant.id)) {
           throw new Refusal(
@@ -307,28 +351,15 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
         return { status: 200, body: JSON.stringify(stored(checked.plant)) };
       };
       if (key === null) return create();
-      // Idempotency-Key, as the service has it: the first answer (200 or 409) kept per subject for 24 hours.
-      const id = `${subject}\u0000${key}`;
       const fingerprint = JSON.stringify([String(checked.plant.id), checked.plant.name, checked.plant.tag ?? null]);
-      const previous = kept.get(id);
-      if (previous && now() - previous.at < IDEMPOTENCY_TTL_MS) {
-        if (previous.fingerprint !== fingerprint) {
-          throw new Refusal(
-            422,
-            'this Idempotency-Key was already used for a request with another body; send a new key for a new request',
-          );
+      return keyed(`${subject}\u0000${key}`, fingerprint, () => {
+        try {
+          return create();
+        } catch (error) {
+          if (!(error instanceof Refusal)) throw error;
+          return { status: 409, body: errorBody(error) };
         }
-        return { status: previous.status, body: previous.body, headers: { 'idempotent-replayed': 'true' } };
-      }
-      let answer: { status: number; body: string };
-      try {
-        answer = create();
-      } catch (error) {
-        if (!(error instanceof Refusal)) throw error;
-        answer = { status: 409, body: JSON.stringify({ error: 409, message: error.message }) };
-      }
-      kept.set(id, { fingerprint, ...answer, at: now() });
-      return answer;
+      });
     }
     if (operation.operationId === 'deletePlant') {
       const id = BigInt(parameters.params.id as number | bigint);
@@ -370,15 +401,7 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
       result = await answer(request, url);
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
-      result = {
-        status: error.status,
-        body: JSON.stringify({
-          error: error.status,
-          message: error.message,
-          ...(error.details ? { details: error.details } : {}),
-        }),
-        headers: error.headers,
-      };
+      result = { status: error.status, body: errorBody(error), headers: error.headers };
     }
     requests.push({ method: request.method, url: request.url, status: result.status });
     if (result.body !== undefined) headers['content-type'] = 'application/json; charset=utf-8';

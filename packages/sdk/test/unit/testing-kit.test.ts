@@ -213,6 +213,35 @@ describe('createFakePlantStore: Idempotency-Key and ETag, as the service has the
     expect(fake.plantsOf('a')).toHaveLength(1);
   });
 
+  it('keeps a 400 for the body under its key: the same body gets it replayed, another body a 422', async () => {
+    const fake = createFakePlantStore();
+    const token = fake.createToken({ subject: 'a' });
+    const post = (body: string, key: string) =>
+      fake.fetch(`${baseUrl}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body,
+      });
+    const bad = JSON.stringify({ id: 1, name: 'x'.repeat(201) });
+    const first = await post(bad, 'k');
+    expect([first.status, first.headers.get('idempotent-replayed')]).toEqual([400, null]);
+    const firstBody = await first.json();
+    expect(firstBody).toMatchObject({ error: 400, details: [{ field: 'name', rule: 'maxLength' }] });
+    const again = await post(bad, 'k');
+    expect([again.status, again.headers.get('idempotent-replayed'), await again.json()]).toEqual([
+      400,
+      'true',
+      firstBody,
+    ]);
+    expect((await post('{"id":1,"name":"ok"}', 'k')).status).toBe(422);
+    expect((await post('{"id":', 'k2')).status).toBe(400);
+    expect((await post('{"id":', 'k2')).headers.get('idempotent-replayed')).toBe('true');
+    // A malformed key keeps nothing; a create with a fresh key is stored.
+    expect((await post(bad, 'two words')).status).toBe(400);
+    expect((await post('{"id":1,"name":"ok"}', 'k3')).status).toBe(200);
+    expect(fake.plantsOf('a')).toEqual([{ id: 1n, name: 'ok' }]);
+  });
+
   it('answers If-None-Match with 304 until a create or delete, and the SDK turns it into the kept page', async () => {
     const fake = createFakePlantStore();
     const token = fake.createToken({ subject: 'a' });

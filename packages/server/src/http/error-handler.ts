@@ -14,6 +14,7 @@ import {
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StoreUnavailableError } from '../store/store.js';
 import { BODY_TOO_LARGE_MESSAGE } from './json-body.js';
+import type { RefusalKeeper } from './kept-refusals.js';
 
 interface AjvIssue {
   keyword: string;
@@ -114,12 +115,38 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   return sendError(reply, known?.status ?? 400, known?.message ?? 'the request is malformed');
 }
 
-export function registerErrorHandler(app: FastifyInstance): void {
+function answerError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  const { status, message, headers, details } = toErrorBody(error);
+  if (status >= 500) request.log.error({ err: error }, 'request failed');
+  else request.log.info({ status, reason: message }, 'request refused');
+  reply.headers(headers);
+  return sendError(reply, status, message, details);
+}
+
+/**
+ * The one error handler. `keepRefusal` (kept-refusals.ts) may keep a refusal as the first answer to an
+ * Idempotency-Key, or answer one kept before; what it throws (422, 409, 503) is answered here in turn.
+ */
+export function registerErrorHandler(app: FastifyInstance, keepRefusal?: RefusalKeeper): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const { status, message, headers, details } = toErrorBody(error);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ status, reason: message }, 'request refused');
-    reply.headers(headers);
-    return sendError(reply, status, message, details);
+    if (keepRefusal) {
+      const { status, message, details } = toErrorBody(error);
+      const body: ErrorBody = { error: status, message, ...(details ? { details } : {}) };
+      const kept = keepRefusal(request, error, { status, json: JSON.stringify(body) });
+      if (kept) {
+        return kept.then(
+          (answer) => {
+            request.log.info({ status: answer.status, reason: message }, 'request refused (kept for its key)');
+            return reply
+              .code(answer.status)
+              .headers(answer.headers)
+              .type('application/json; charset=utf-8')
+              .send(answer.json);
+          },
+          (failure: unknown) => answerError(request, reply, failure),
+        );
+      }
+    }
+    return answerError(request, reply, error);
   });
 }

@@ -12,6 +12,14 @@ export const BODY_TOO_LARGE_MESSAGE = `the request body is larger than ${BODY_LI
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+// The bytes of bodies sent with an Idempotency-Key: a refused body's answer is kept under their fingerprint.
+const keyedBodies = new WeakMap<object, Uint8Array>();
+
+/** The body bytes of a request sent with an Idempotency-Key, as read; undefined when none were read. */
+export function keyedBodyBytes(request: object): Uint8Array | undefined {
+  return keyedBodies.get(request);
+}
+
 /**
  * Makes parseJsonExact the only body parser: anything but application/json is a 415, and so is a charset other than
  * UTF-8 (JSON's only encoding, RFC 8259); invalid UTF-8 bytes are a 400, never replaced. An empty body is a 400 for
@@ -28,6 +36,7 @@ export function registerJsonBodyParser(app: FastifyInstance, operations: readonl
       return done(new ApiError(415, `the request body must be UTF-8 JSON; charset "${charset}" is not accepted`));
     }
     const bytes = body as Buffer;
+    if (request.headers['idempotency-key'] !== undefined) keyedBodies.set(request, bytes);
     if (bytes.length === 0) {
       const operationId = (request.routeOptions.config as { operationId?: string } | undefined)?.operationId;
       if (operationId !== undefined && bodyRequired.get(operationId) === false) return done(null, undefined);

@@ -53,5 +53,33 @@ export function keyReusedError(): ApiError {
   );
 }
 
+/** A kept answer as the error handler sends it: status, the JSON body as text, and headers. */
+export interface KeptRefusalAnswer {
+  status: number;
+  json: string;
+  headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * Keeps a 400 as the first answer to the owner's key, in the same place as a create's 200 or 409: the answer
+ * itself when the key was unused (or expired), the one kept before (marked replayed) when a repeat has the same
+ * fingerprint, and a 422 when it has another. A repeat while the key's first request is in flight is a 409.
+ */
+export async function keepRefusal(
+  store: Store,
+  owner: string,
+  key: string,
+  fingerprint: string,
+  refusal: { status: number; json: string },
+): Promise<KeptRefusalAnswer> {
+  return oneAtATime(store, owner, key, async () => {
+    const answer = { fingerprint, status: refusal.status, body: refusal.json };
+    const previous = await store.idempotency.remember(owner, key, answer, Date.now());
+    if (previous === undefined) return { ...refusal, headers: {} };
+    if (previous.fingerprint !== fingerprint) throw keyReusedError();
+    return { status: previous.status, json: previous.body, headers: REPLAYED_HEADERS };
+  });
+}
+
 /** The header that marks a replayed answer. */
 export const REPLAYED_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'idempotent-replayed': 'true' });

@@ -134,6 +134,76 @@ describe('Idempotency-Key on createPlant', () => {
     expect(answer.json()).toEqual({ error: 400, message: expect.stringMatching(/header "idempotency-key"/i) });
   });
 
+  it('keeps a 400 for the body and replays it to the same body, with Idempotent-Replayed; another body is a 422', async () => {
+    const bad = { id: 20, name: 'x'.repeat(201) };
+    const first = await create(alice, bad, 'key-400');
+    expect(first.status).toBe(400);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(first.json()).toMatchObject({ error: 400, details: [{ field: 'name', rule: 'maxLength' }] });
+    const again = await create(alice, bad, 'key-400');
+    expect(again.status).toBe(400);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    // The corrected body under the same key is another request: 422, and nothing is stored.
+    const fixed = await create(alice, { id: 20, name: 'Fixed' }, 'key-400');
+    expect(fixed.status).toBe(422);
+    expect(await count('alice')).not.toContain('Fixed');
+    // With a new key the corrected body is created.
+    expect((await create(alice, { id: 20, name: 'Fixed' }, 'key-400b')).status).toBe(200);
+  });
+
+  it('keeps the 400 for a body that is not JSON, or missing, under the exact bytes sent', async () => {
+    const first = await create(alice, '{"id": 21, "name": ', 'key-400-json');
+    expect(first.status).toBe(400);
+    const again = await create(alice, '{"id": 21, "name": ', 'key-400-json');
+    expect([again.status, again.headers['idempotent-replayed'], again.text]).toEqual([400, 'true', first.text]);
+    expect((await create(alice, '{"id": 21, "name": "Sage"}', 'key-400-json')).status).toBe(422);
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/plants',
+        headers: { authorization: `Bearer ${alice}`, 'idempotency-key': 'key-400-none' },
+      });
+    expect((await send()).statusCode).toBe(400);
+    const none = await send();
+    expect([none.statusCode, none.headers['idempotent-replayed']]).toEqual([400, 'true']);
+  });
+
+  it('keeps a 400 per principal, and a kept 200 answers a refused body under its key with 422', async () => {
+    const bad = { id: 22, name: '' };
+    expect((await create(alice, bad, 'key-400-shared')).status).toBe(400);
+    const bobs = await create(bob, bad, 'key-400-shared');
+    expect([bobs.status, bobs.headers['idempotent-replayed']]).toEqual([400, undefined]);
+    expect((await create(alice, { id: 23, name: 'Thyme' }, 'key-200')).status).toBe(200);
+    expect((await create(alice, { id: 23, name: '' }, 'key-200')).status).toBe(422);
+  });
+
+  it('keeps no 400 for a malformed key, an unknown query parameter, or a caller without a token', async () => {
+    const body = { id: 24, name: 'x'.repeat(201) };
+    const malformed = await create(alice, body, 'two words');
+    expect(malformed.status).toBe(400);
+    const query = () =>
+      call(t.app, {
+        method: 'POST',
+        url: '/plants?dryRun=1',
+        path: '/plants',
+        token: alice,
+        body,
+        headers: { 'idempotency-key': 'key-400-query' },
+      });
+    expect((await query()).status).toBe(400);
+    expect((await query()).headers['idempotent-replayed']).toBeUndefined();
+    // The key was never used: a valid body under it is created.
+    expect((await create(alice, { id: 24, name: 'Dill' }, 'key-400-query')).status).toBe(200);
+    const anonymous = await t.app.inject({
+      method: 'POST',
+      url: '/plants',
+      headers: { 'idempotency-key': 'key-400-anon', 'content-type': 'application/json' },
+      payload: '{',
+    });
+    expect(anonymous.statusCode).toBe(401);
+  });
+
   it('accepts a key of 255 visible ASCII characters', async () => {
     expect((await create(alice, { id: 8, name: 'Mint' }, '~'.repeat(255))).status).toBe(200);
   });
