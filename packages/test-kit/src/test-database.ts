@@ -11,26 +11,45 @@ export const POSTGRES_URL = process.env.PLANT_STORE_TEST_POSTGRES_URL ?? 'postgr
 
 export interface TestDatabase {
   url: string;
+  /** PostgreSQL: the schema of its own. */
+  schema?: string;
+  /** SQLite: the database file. */
+  file?: string;
   drop(): Promise<void>;
 }
 
+export interface TestDatabaseOptions {
+  /** PostgreSQL: how the schema's name starts (`test_` unless given; capitals are kept, the name is quoted). */
+  schemaPrefix?: string;
+}
+
 /** A fresh, empty database of the kind under test. */
-export function createTestDatabase(kind: 'sqlite' | 'postgres' = TEST_DATABASE): TestDatabase {
+export function createTestDatabase(
+  kind: 'sqlite' | 'postgres' = TEST_DATABASE,
+  { schemaPrefix = 'test_' }: TestDatabaseOptions = {},
+): TestDatabase {
   if (kind === 'postgres') {
-    const schema = `test_${randomBytes(6).toString('hex')}`;
+    const schema = `${schemaPrefix}${randomBytes(6).toString('hex')}`;
     return {
       url: `${POSTGRES_URL}?schema=${schema}`,
+      schema,
       async drop() {
         const client = new pg.Client({ connectionString: POSTGRES_URL });
         await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await client.end();
+        try {
+          // Quoted: unquoted, PostgreSQL folds the name to lower case and a schema named with capitals stays behind.
+          await client.query(`DROP SCHEMA IF EXISTS ${client.escapeIdentifier(schema)} CASCADE`);
+        } finally {
+          await client.end();
+        }
       },
     };
   }
   const dir = mkdtempSync(join(tmpdir(), 'plant-store-test-'));
+  const file = join(dir, 'plant-store.db');
   return {
-    url: `sqlite:${join(dir, 'plant-store.db')}`,
+    url: `sqlite:${file}`,
+    file,
     async drop() {
       rmSync(dir, { recursive: true, force: true });
     },

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Scope } from '@plant-store/contract';
 import {
   buildApp,
+  type Config,
   createMetrics,
   issueToken,
   loadConfig,
@@ -12,7 +13,8 @@ import {
   type Store,
 } from '@plant-store/server';
 import type { FastifyInstance } from 'fastify';
-import { createTestDatabase } from './test-database.js';
+import { TEST_DATABASE } from './test-database.js';
+import { openTestStore } from './test-store.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -36,22 +38,27 @@ export interface TestAppOptions {
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = createTestDatabase();
-  const config = loadConfig({
-    DATABASE_URL: database.url,
-    LOG_LEVEL: 'silent',
-    PORT: '0',
-    // Inject tests share the event loop with the test's own work: its lag is not the service's overload, so load
-    // shedding is off unless a test turns it on (packages/server/test/http/system/load-shedding.test.ts does).
-    MAX_EVENT_LOOP_DELAY_MS: '0',
-    ...options.env,
-  });
+  const env = options.env ?? {};
   const metrics = options.metrics ? createMetrics() : undefined;
-  const store = await openStore(config.databaseUrl, {
+  // A DATABASE_URL in env is a database the test owns (two apps on one, say); otherwise the app gets a fresh one.
+  const storeOptions = (config: Config) => ({
     poolSize: config.databasePoolSize,
     ...(metrics ? { onGroupCommit: metrics.groupCommitBatch } : {}),
   });
-  await store.migrate();
+  let store: Store;
+  let closeStore: () => Promise<void>;
+  let config: Config;
+  if (env.DATABASE_URL !== undefined) {
+    config = testConfig(env);
+    store = await openStore(config.databaseUrl, storeOptions(config));
+    await store.migrate();
+    closeStore = () => store.close();
+  } else {
+    const opened = await openTestStore(TEST_DATABASE, { store: storeOptions(testConfig(env)) });
+    config = testConfig({ ...env, DATABASE_URL: opened.url });
+    store = opened.store;
+    closeStore = () => opened.close();
+  }
   const app = await buildApp({ config, store, observability: { metrics } });
   return {
     app,
@@ -66,11 +73,24 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       return issued.token;
     },
     async close() {
-      await app.close();
-      await store.close();
-      await database.drop();
+      try {
+        await app.close();
+      } finally {
+        await closeStore();
+      }
     },
   };
+}
+
+function testConfig(env: Record<string, string>): Config {
+  return loadConfig({
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    // Inject tests share the event loop with the test's own work: its lag is not the service's overload, so load
+    // shedding is off unless a test turns it on (packages/server/test/http/system/load-shedding.test.ts does).
+    MAX_EVENT_LOOP_DELAY_MS: '0',
+    ...env,
+  });
 }
 
 export async function startTestServer(options: TestAppOptions = {}): Promise<TestServer> {

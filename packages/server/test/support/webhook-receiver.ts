@@ -17,6 +17,8 @@ export interface WebhookReceiver {
   /** http://127.0.0.1:PORT/hook */
   url: string;
   received: ReceivedWebhook[];
+  /** Connections open to the receiver now: 0 once every request sent to it has been read. */
+  connections(): Promise<number>;
   /** Changes how later requests are answered. */
   answer(reply: (request: ReceivedWebhook, index: number) => Reply): void;
   close(): Promise<void>;
@@ -52,6 +54,10 @@ export async function startWebhookReceiver(
   return {
     url: `http://127.0.0.1:${port}/hook`,
     received,
+    connections: () =>
+      new Promise<number>((resolve, reject) =>
+        server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+      ),
     answer(next) {
       answer = next;
     },

@@ -1,25 +1,19 @@
 // Token issuance and checking against a real SQLite file: the secret is shown once and never stored, only its hash;
 // revoked, expired and unknown tokens are told apart; durations and scopes parse strictly.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import { useTestStore } from '@plant-store/test-kit';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { authenticateToken, issueToken, parseDuration, parseScopes } from '../../../src/auth/tokens.js';
-import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'plant-store-tokens-'));
-const path = join(dir, 'tokens.db');
+const testStore = useTestStore('sqlite');
 let store: Store;
+let path: string;
 
-beforeAll(async () => {
-  store = openSqliteStore(path);
-  await store.migrate();
-});
-afterAll(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
+beforeAll(() => {
+  store = testStore.store;
+  path = testStore.database.file ?? '';
 });
 
 /** The raw bytes of the database and its WAL, as a reader of the disk would see them. */

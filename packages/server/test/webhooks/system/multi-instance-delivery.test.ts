@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { issueToken } from '../../../src/auth/tokens.js';
 import { openStore } from '../../../src/store/open-store.js';
 import { addSubscription } from '../../../src/webhooks/subscriptions.js';
-import { type ServerProcess, startServerProcess } from '../../support/process.js';
+import { type ServerProcess, startServerProcess, stopAll } from '../../support/process.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
 const processes: ServerProcess[] = [];
@@ -47,7 +47,10 @@ async function twoInstancesDeliverOnce(database: TestDatabase) {
   );
   const ids = () => new Set(receiver.received.map((request) => request.headers['webhook-id']));
   await waitFor(`${count} events`, () => ids().size === count, { timeoutMs: 20_000 });
-  await new Promise((resolve) => setTimeout(resolve, 500)); // room for a second copy, should one be sent
+  // A second copy of an event, should one be sent, could still be on its way: stop both instances (SIGTERM lets a
+  // send in flight finish) and wait until the receiver has read every connection they opened. Nothing can arrive after.
+  await stopAll(instances);
+  await waitFor('the receiver to read every request', async () => (await receiver.connections()) === 0);
   expect(receiver.received).toHaveLength(count);
   expect(new Set(receiver.received.map((request) => request.body)).size).toBe(count);
 }

@@ -1,12 +1,11 @@
 // The store contract, on the database under test (SQLite by default, PostgreSQL in the postgres project):
 // ordering, paging, per-owner uniqueness and isolation, exact int64 ids, migrations and tokens.
 import { INT64_MAX, INT64_MIN } from '@plant-store/contract';
-import { createTestDatabase, TEST_DATABASE, type TestDatabase, waitFor } from '@plant-store/test-kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../../../src/store/open-store.js';
+import { TEST_DATABASE, useTestStore, waitFor } from '@plant-store/test-kit';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../../../src/store/store.js';
 
-let database: TestDatabase;
+const testStore = useTestStore();
 let store: Store;
 
 /** The page's plants, parsed from the JSON the store built. */
@@ -15,14 +14,8 @@ async function plantsOf(owner: string, options: { limit: number; after?: bigint 
   return { ...page, plants: JSON.parse(page.json) as { name: string; tag?: string }[] };
 }
 
-beforeAll(async () => {
-  database = createTestDatabase();
-  store = await openStore(database.url);
-  await store.migrate();
-});
-afterAll(async () => {
-  await store.close();
-  await database.drop();
+beforeAll(() => {
+  store = testStore.store;
 });
 
 describe(`${TEST_DATABASE} store`, () => {

@@ -1,7 +1,6 @@
 // The PostgreSQL store's caches and group commit, on the machine's PostgreSQL: pages and tokens answered from memory
 // while the change feed is live, invalidated by other instances' NOTIFYs, never trusted while the feed is down;
 // concurrent creates committed together in one transaction with exact conflicts.
-import { randomBytes } from 'node:crypto';
 import { createTestDatabase, POSTGRES_URL, type TestDatabase, waitFor } from '@plant-store/test-kit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,8 +9,8 @@ import { openStore } from '../../../../src/store/open-store.js';
 import type { Store } from '../../../../src/store/store.js';
 import { type ListenBlockingProxy, startListenBlockingProxy } from '../../../support/listen-blocking-proxy.js';
 
-const schema = `test_${randomBytes(6).toString('hex')}`;
-let database: TestDatabase;
+const database: TestDatabase = createTestDatabase('postgres');
+const schema = database.schema ?? '';
 let proxy: ListenBlockingProxy;
 let direct: pg.Client;
 /** `a` reaches PostgreSQL through the proxy (its feed can be cut); `b` is another instance on the same schema. */
@@ -25,7 +24,6 @@ const sneakIn = (owner: string, id: number, name: string) =>
   direct.query(`INSERT INTO ${schema}.plants (owner, id, name) VALUES ($1, $2, $3)`, [owner, id, name]);
 
 beforeAll(async () => {
-  database = { url: `${POSTGRES_URL}?schema=${schema}`, drop: createTestDatabase('postgres').drop };
   proxy = await startListenBlockingProxy();
   a = await openStore(proxy.url(schema));
   await a.migrate();
@@ -36,9 +34,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await a.close();
   await b.close();
-  await direct.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await direct.end();
   await proxy.close();
+  await database.drop();
 });
 
 let sneaked = 1000;

@@ -3,14 +3,15 @@
 // whose notifications stop arriving while its connection stays healthy stops being trusted: it proves it is live by
 // receiving its own heartbeat notification, not by answering SELECT 1.
 import { randomBytes } from 'node:crypto';
-import { POSTGRES_URL, waitFor } from '@plant-store/test-kit';
-import pg from 'pg';
+import { createTestDatabase, waitFor } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../../../src/store/open-store.js';
 import type { Store } from '../../../../src/store/store.js';
 import { type ListenBlockingProxy, startListenBlockingProxy } from '../../../support/listen-blocking-proxy.js';
 
-const schema = `CaseTest_${randomBytes(4).toString('hex')}`;
+// The kit quotes the schema's name when it drops it, so a name with capitals is dropped too.
+const database = createTestDatabase('postgres', { schemaPrefix: 'CaseTest_' });
+const schema = database.schema ?? '';
 let proxy: ListenBlockingProxy;
 /** `a` reaches PostgreSQL through the proxy (its notifications can be dropped); `b` is another instance. */
 let a: Store;
@@ -23,17 +24,14 @@ beforeAll(async () => {
   proxy = await startListenBlockingProxy();
   // A short deadline for each database call, the feed's heartbeat included, keeps the test short.
   a = await openStore(proxy.url(schema), { timeoutMs: 1_000 });
-  b = await openStore(`${POSTGRES_URL}?schema=${schema}`);
+  b = await openStore(database.url);
   await a.migrate();
 });
 afterAll(async () => {
   await a?.close();
   await b?.close();
   await proxy?.close();
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await client.end();
+  await database.drop();
 });
 
 describe('the PostgreSQL change feed', () => {

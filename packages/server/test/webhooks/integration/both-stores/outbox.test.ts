@@ -2,12 +2,11 @@
 // queued in the plant's own transaction, for the matching subscriptions only; atomic leases; settling, replaying,
 // rotating, removing and pruning.
 import { INT64_MAX } from '@plant-store/contract';
-import { createTestDatabase, TEST_DATABASE, type TestDatabase } from '@plant-store/test-kit';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../../../src/store/open-store.js';
+import { TEST_DATABASE, useTestStore } from '@plant-store/test-kit';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../../../src/store/store.js';
 
-let database: TestDatabase;
+const testStore = useTestStore();
 let store: Store;
 let clock = Date.now() + 1_000;
 let next = 0;
@@ -16,14 +15,8 @@ let next = 0;
 const fresh = (prefix: string) => `${prefix}_${++next}_${Math.random().toString(36).slice(2, 8)}`;
 const later = () => (clock += 1_000);
 
-beforeAll(async () => {
-  database = createTestDatabase();
-  store = await openStore(database.url);
-  await store.migrate();
-});
-afterAll(async () => {
-  await store.close();
-  await database.drop();
+beforeAll(() => {
+  store = testStore.store;
 });
 beforeEach(async () => {
   // Every test starts with no subscriptions and no deliveries.
