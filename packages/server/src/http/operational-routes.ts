@@ -39,6 +39,13 @@ export async function registerOperationalRoutes(
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, displayOperationId: true },
     staticCSP: true,
+    // "Try it out" calls the origin and path this page was served from, not the contract's example server: the page
+    // fetches its document from <page>/json, and a relative server URL resolves against that, so `..` is the
+    // service's root here, behind a proxy's path prefix, on any host and port, and within the page's CSP ('self').
+    transformSpecification: (document) => ({
+      ...document,
+      servers: [{ url: '..', description: 'This service (where this page was served from)' }],
+    }),
     uiHooks: {
       // @fastify/swagger-ui 6.1.3 redirects /docs/static/index.html to itself when a query string follows (its regex
       // is anchored at the end of the URL): send such requests to the page itself, without the query.
