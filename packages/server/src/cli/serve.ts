@@ -5,6 +5,18 @@ import type { Config } from '../config.js';
 import { serveClusterMetrics } from '../observability/start-observability.js';
 import { runServer } from '../server.js';
 import { type Command, parse, UsageError, withStore } from './command.js';
+import { watchLaunchers } from './launcher-watch.js';
+
+/** A SIGTERM to `pnpm start` or to the node shim ends that launcher only: stop as if it had reached this process. */
+function stopWithLauncher(): void {
+  if (isWorker) return;
+  watchLaunchers((launcher) => {
+    console.error(
+      `plant-store: the process that started this one (pid ${launcher.pid}, ${launcher.argv.slice(0, 2).join(' ')}) has ended: shutting down`,
+    );
+    process.kill(process.pid, 'SIGTERM');
+  });
+}
 
 /**
  * Without Redis each process counts rate limits on its own, so N workers would give every principal N times
@@ -42,6 +54,7 @@ export const serveCommand: Command = {
         `--workers must be a whole number from 1 to 64 (this machine has ${availableParallelism()} cores)`,
       );
     }
+    stopWithLauncher();
     if (workers > 1 && !isWorker) {
       // Migrate once here so the workers start on an up-to-date schema, then fork; the workers share the port.
       await withStore(config, async () => {});

@@ -23,16 +23,27 @@ export interface StartOptions {
   /** The environment the process starts from, before `env`; this process's unless given. */
   baseEnv?: Record<string, string | undefined>;
   cwd?: string;
+  /** What follows the command line; `serve` unless given (`[]` for `pnpm start`, which serves by itself). */
+  subcommand?: string[];
+  /** Starts the process in a process group of its own (its pid is the group's id), to find what it started. */
+  detached?: boolean;
 }
 
 /** Starts `plant-store serve` on a free port and resolves once it listens. */
 export async function startServerProcess(
   env: Record<string, string>,
   args: string[] = [],
-  { command = [process.execPath, BIN], baseEnv = process.env, cwd }: StartOptions = {},
+  {
+    command = [process.execPath, BIN],
+    baseEnv = process.env,
+    cwd,
+    subcommand = ['serve'],
+    detached,
+  }: StartOptions = {},
 ): Promise<ServerProcess> {
   const [executable, ...prefix] = command;
-  const child = spawn(executable!, [...prefix, 'serve', ...args], {
+  const child = spawn(executable!, [...prefix, ...subcommand, ...args], {
+    ...(detached ? { detached } : {}),
     // Metrics off unless a test asks: processes started together would all want the default metrics port.
     env: { ...baseEnv, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', METRICS_PORT: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

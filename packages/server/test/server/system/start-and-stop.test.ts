@@ -1,0 +1,110 @@
+// Starting and stopping the way a user does: `pnpm start` (the README's `npx -y pnpm@10.34.9 start`) on a built tree
+// answers within 5 s without compiling, and a SIGTERM to the process the user started (npx, or the
+// node_modules/.bin/node shim, neither of which passes signals on) stops the service: its port closes and no process
+// it started remains.
+
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { waitFor } from '@plant-store/test-kit';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { BIN, type ServerProcess, startServerProcess } from '../../support/process.js';
+
+const ROOT = new URL('../../../../../', import.meta.url).pathname;
+const run = promisify(execFile);
+const SHIM = join(ROOT, 'node_modules/.bin/node');
+
+let dir: string;
+let started: ServerProcess | undefined;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'plant-store-start-'));
+});
+afterEach(() => {
+  // Whatever a failed test left behind: the whole process group.
+  if (started?.child.pid) {
+    try {
+      process.kill(-started.child.pid, 'SIGKILL');
+    } catch {}
+  }
+  started = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The processes of a process group, from /proc (zombies included: they have not been reaped yet). */
+function processGroup(group: number): string[] {
+  const members: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === group) members.push(`${entry} ${stat.slice(0, stat.lastIndexOf(')') + 1)}`);
+    } catch {}
+  }
+  return members;
+}
+
+function portRefuses(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+async function expectStoppedBySigterm(server: ServerProcess) {
+  const group = server.child.pid!;
+  expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  server.child.kill('SIGTERM');
+  await waitFor(
+    'the port to close and every process of the group to end',
+    async () => (await portRefuses(server.url)) && processGroup(group).length === 0,
+    { timeoutMs: 5_000, everyMs: 50 },
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}; still there: ${processGroup(group).join('; ')}`);
+  });
+  expect(server.output()).toContain('shutting down');
+}
+
+const env = () => ({ DATABASE_URL: `sqlite:${join(dir, 'plants.db')}` });
+
+it('pnpm start on a built tree answers /healthz within 5 s, compiling nothing', async () => {
+  // pnpm itself, as `pnpm start` runs it: npx's own start-up (a second or more on a busy machine) is not the service's.
+  const { stdout } = await run('npx', ['-y', '-p', 'pnpm@10.34.9', 'sh', '-c', 'command -v pnpm'], { cwd: ROOT });
+  const before = Date.now();
+  started = await startServerProcess(env(), [], {
+    command: [stdout.trim(), 'start'],
+    subcommand: [],
+    cwd: ROOT,
+    detached: true,
+  });
+  expect((await fetch(`${started.url}/healthz`)).status).toBe(200);
+  expect(Date.now() - before).toBeLessThan(5_000);
+  expect(started.errors()).not.toContain('compiled');
+  await expectStoppedBySigterm(started);
+}, 60_000);
+
+it("SIGTERM to the README's `npx -y pnpm@10.34.9 start` stops the service", async () => {
+  started = await startServerProcess(env(), [], {
+    command: ['npx', '-y', 'pnpm@10.34.9', 'start'],
+    subcommand: [],
+    cwd: ROOT,
+    detached: true,
+  });
+  await expectStoppedBySigterm(started);
+}, 60_000);
+
+it('SIGTERM to the node_modules/.bin/node shim (a shell that does not exec) stops the service', async () => {
+  started = await startServerProcess(env(), [], { command: [SHIM, BIN], detached: true });
+  // The shim is a shell script: the server is its child, not the process signalled.
+  expect(readFileSync(`/proc/${started.child.pid}/cmdline`, 'utf8')).toContain('node_modules/.bin/node');
+  await expectStoppedBySigterm(started);
+  expect(started.errors()).toContain('has ended: shutting down');
+}, 60_000);

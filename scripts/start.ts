@@ -1,0 +1,16 @@
+// `pnpm start`: compiles what is stale (nothing, on a built tree: a stat of the sources), then becomes the server.
+// process.execve replaces this process, same pid, so the signals a supervisor or pnpm sends reach the server itself.
+// Run by Node's own type stripping (`node scripts/start.ts`), without tsx: starting stays well under a second.
+import { join } from 'node:path';
+import { buildStale, root, SERVER_BUILDS } from './stale-builds.ts';
+
+const built = buildStale(SERVER_BUILDS);
+if (built.length > 0) console.error(`pnpm start: compiled ${built.join(' and ')} (their sources were newer)`);
+const bin = join(root, 'packages/server/bin/plant-store.js');
+const argv = [process.execPath, bin, 'serve', ...process.argv.slice(2)];
+if (typeof process.execve === 'function') process.execve(process.execPath, argv);
+else {
+  // Node before 22.15 has no execve: run the bin in this process instead (the same pid all the same).
+  process.argv = argv;
+  await import(bin);
+}
