@@ -22,8 +22,12 @@ const tsc = `${root}node_modules/.bin/tsc`;
 export const SERVER_BUILDS: Build[] = [
   {
     dir: 'packages/contract',
-    sources: ['src', 'package.json', 'tsconfig.build.json'],
-    commands: [[tsc, ['-p', 'tsconfig.build.json']]],
+    sources: ['src', 'package.json', 'tsconfig.build.json', '../../openapi.yaml'],
+    // As the package's build script: the copy of openapi.yaml is part of dist/ (and of its age) too.
+    commands: [
+      [tsc, ['-p', 'tsconfig.build.json']],
+      [process.execPath, ['-e', "require('node:fs').copyFileSync('../../openapi.yaml', 'dist/openapi.yaml')"]],
+    ],
   },
   {
     dir: 'packages/server',
