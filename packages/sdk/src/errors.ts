@@ -149,6 +149,22 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/**
+ * The message of an answer without the contract's Error body (a proxy's 502 page, say): the status and a short excerpt
+ * of its text, markup stripped, never the whole page.
+ */
+function statusWithExcerpt(response: Response, body: unknown): string {
+  const status = `HTTP ${response.status} ${response.statusText}`.trim();
+  if (typeof body !== 'string') return status;
+  const text = body
+    .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!text) return status;
+  return `${status}: ${text.length > 120 ? `${text.slice(0, 119)}…` : text}`;
+}
+
 /** The PlantStoreError for a non-2xx response whose body (already read) is `body`. */
 export function errorFromResponse(response: Response, body: unknown): PlantStoreError {
   const shaped =
@@ -158,11 +174,7 @@ export function errorFromResponse(response: Response, body: unknown): PlantStore
   const init: PlantStoreErrorInit = {
     status: response.status,
     code: typeof shaped?.error === 'number' ? shaped.error : undefined,
-    message:
-      shaped?.message ??
-      (typeof body === 'string' && body.length > 0 && body.length < 500
-        ? body
-        : `HTTP ${response.status} ${response.statusText}`.trim()),
+    message: shaped?.message ?? statusWithExcerpt(response, body),
     requestId: response.headers.get('x-request-id') ?? undefined,
     response,
     body: shaped,

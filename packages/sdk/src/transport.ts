@@ -125,6 +125,21 @@ function aborted(signal: AbortSignal): PlantStoreAbortError {
 }
 
 /**
+ * Why a fetch failed, from its innermost cause: Node's fetch says "fetch failed" and keeps "connect ECONNREFUSED
+ * 127.0.0.1:3999" (the code and the address) two levels down, and "localhost" tried on ::1 and 127.0.0.1 an
+ * AggregateError of both.
+ */
+function failureReason(error: unknown): string {
+  let reason = String((error as Error)?.message ?? error);
+  for (let cause = (error as Error)?.cause, depth = 0; cause && depth < 4; cause = (cause as Error).cause, depth++) {
+    const { message, code, errors } = cause as Error & { code?: string; errors?: Error[] };
+    const said = errors?.length ? errors.map((each) => each.message).join('; ') : message;
+    if (said) reason = code && !said.includes(code) ? `${said} (${code})` : said;
+  }
+  return reason;
+}
+
+/**
  * The origin of this page when `url` is on another one, in a browser; undefined elsewhere. A browser hides why a
  * cross-origin fetch failed: a missing CORS grant is the likeliest cause, and retrying it cannot help.
  */
@@ -165,7 +180,7 @@ async function attempt(options: TransportOptions, request: Prepared, call: CallO
   } catch (error) {
     if (timedOut) throw new PlantStoreTimeoutError(`no answer within ${timeoutMs} ms`, { cause: error, requestId });
     if (call.signal?.aborted) throw aborted(call.signal);
-    const reason = (error as Error).message;
+    const reason = failureReason(error);
     const page = crossOriginPage(request.url);
     if (page !== undefined) {
       throw new CorsSuspectedError(

@@ -191,7 +191,7 @@ describe('errors', () => {
       .api.plants.list()
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InternalServerError);
-    expect(error).toMatchObject({ status: 502, code: undefined, message: '<html>bad gateway</html>' });
+    expect(error).toMatchObject({ status: 502, code: undefined, message: 'HTTP 502 Bad Gateway: bad gateway' });
   });
 
   it('reports Retry-After on a RateLimitError', async () => {
