@@ -3,6 +3,7 @@
 // excluded; openapi-fetch's own size next to it. Fails (exit 1) when the main entry is above the budget the README
 // promises, or the testing kit above its own (it carries the contract's operation table and request rules); the
 // TanStack helpers are measured on their own.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
@@ -53,6 +54,30 @@ console.log(
 for (const name of ['@plant-store/sdk/testing', '@plant-store/sdk/tanstack']) {
   console.log(`${name}: ${kb(entries[name])} min+gzip (${entries[name]} bytes), measured on its own`);
 }
+// The README states the sizes once, between these markers, as this measurement found them: the build rewrites the
+// block, and `--check` (the package tests) fails when it differs from a fresh measurement.
+const README = new URL('../README.md', import.meta.url);
+const START = '<!-- size: written by scripts/size.mjs at build time -->';
+const END = '<!-- /size -->';
+const statement =
+  `${START}\n**${kb(main)}** min+gzip (${main} bytes) on top of openapi-fetch, which is ${kb(openapiFetch)} itself ` +
+  `(budget ${kb(BUDGET_BYTES)}). The subpaths, measured on their own: \`@plant-store/sdk/testing\` ` +
+  `${kb(entries['@plant-store/sdk/testing'])} (budget ${kb(TESTING_BUDGET_BYTES)}), \`@plant-store/sdk/tanstack\` ` +
+  `${kb(entries['@plant-store/sdk/tanstack'])}.\n${END}`;
+const readme = readFileSync(README, 'utf8');
+const block = new RegExp(`${START.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\\s\\S]*?${END}`);
+if (!block.test(readme)) {
+  console.error(`packages/sdk/README.md has no size block (${START} ... ${END})`);
+  process.exit(1);
+}
+const updated = readme.replace(block, statement);
+if (process.argv.includes('--check')) {
+  if (updated !== readme) {
+    console.error('packages/sdk/README.md states another size than the build measures: run `pnpm build`');
+    process.exit(1);
+  }
+} else if (updated !== readme) writeFileSync(README, updated);
+
 if (entries['@plant-store/sdk/testing'] > TESTING_BUDGET_BYTES) {
   console.error(`@plant-store/sdk/testing is over its ${kb(TESTING_BUDGET_BYTES)} budget`);
   process.exit(1);
