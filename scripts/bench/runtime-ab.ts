@@ -2,7 +2,8 @@
 // service of another checkout (built, e.g. a `git worktree` of an older commit) on another Node binary, side by side
 // in one run: both served from a fresh SQLite file (group commit), each wrk scenario run on one and then the other
 // (server on core 0, wrk on core 1). The table gives each figure's median over the rounds with its spread (min-max)
-// and the median of the paired ratios. Written for runtime upgrades (Node 20 -> 24 here).
+// and the median of the paired ratios. Written for runtime upgrades (Node 20 -> 24 here); with the same Node on both
+// sides it is a code A/B (`--scenarios get,mixed` picks the scenarios; the server's CPU per request is reported too).
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,6 +17,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
+    scenarios: { type: 'string', default: 'get,create,delete' },
   },
 });
 const baseCheckout = values['base-checkout'];
@@ -35,7 +37,7 @@ try {
 }
 
 const versionOf = (node: string) => execFileSync(node, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
-const scenarios: Scenario[] = ['get', 'create', 'delete'];
+const scenarios = values.scenarios.split(',').map((text) => text.trim()) as Scenario[];
 const sides: Target[] = [
   plantStore(`${baseCheckout} on Node ${versionOf(baseNode)}`, sqliteFile, {}, scenarios, {
     node: baseNode,
@@ -62,6 +64,7 @@ try {
           url: running.url,
           scenario,
           token: running.token,
+          tokens: running.tokens,
           base,
           seconds,
           connections: Number(values.connections),
@@ -73,7 +76,7 @@ try {
       const pair = oldFirst ? { old: first, new: second } : { old: second, new: first };
       pairs.set(scenario, [...(pairs.get(scenario) ?? []), pair]);
       console.error(
-        `round ${round} ${scenario}: old ${pair.old.requestsPerSec.toFixed(0)} req/s, new ${pair.new.requestsPerSec.toFixed(0)} req/s`,
+        `round ${round} ${scenario}: old ${pair.old.requestsPerSec.toFixed(0)} req/s ${pair.old.cpuUsPerRequest.toFixed(0)} us CPU/request, new ${pair.new.requestsPerSec.toFixed(0)} req/s ${pair.new.cpuUsPerRequest.toFixed(0)} us CPU/request`,
       );
     }
   }
@@ -93,15 +96,15 @@ const lines = [
   'old and new measured back to back per scenario (order alternating by round). Median of the rounds (min-max); the',
   'ratio is the median of the per-pair ratios new/old.',
   '',
-  '| scenario | old req/s | new req/s | new/old | old p99 ms | new p99 ms | old RSS MB | new RSS MB |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  '| scenario | old req/s | new req/s | new/old | old CPU us/request | new CPU us/request | old p99 ms | new p99 ms | old RSS MB | new RSS MB |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
 ];
 for (const scenario of scenarios) {
   const list = pairs.get(scenario) ?? [];
   const of = (side: 'old' | 'new', figure: keyof WrkResult) => list.map((pair) => pair[side][figure]);
   const ratios = list.map((pair) => pair.new.requestsPerSec / pair.old.requestsPerSec);
   lines.push(
-    `| ${scenario} | ${spread(of('old', 'requestsPerSec'))} | ${spread(of('new', 'requestsPerSec'))} | ${spread(ratios, 2)}x | ${median(of('old', 'p99Ms'))} | ${median(of('new', 'p99Ms'))} | ${Math.max(...of('old', 'maxRssMb'))} | ${Math.max(...of('new', 'maxRssMb'))} |`,
+    `| ${scenario} | ${spread(of('old', 'requestsPerSec'))} | ${spread(of('new', 'requestsPerSec'))} | ${spread(ratios, 2)}x | ${spread(of('old', 'cpuUsPerRequest'))} | ${spread(of('new', 'cpuUsPerRequest'))} | ${median(of('old', 'p99Ms'))} | ${median(of('new', 'p99Ms'))} | ${Math.max(...of('old', 'maxRssMb'))} | ${Math.max(...of('new', 'maxRssMb'))} |`,
   );
 }
 console.log(lines.join('\n'));

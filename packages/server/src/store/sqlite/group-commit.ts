@@ -1,5 +1,8 @@
 // Group commit for SQLite writes: writes that arrive in the same turn of the event loop share one transaction,
-// so one fsync (synchronous=FULL) acknowledges many requests. Each write still resolves only after its commit.
+// so one fsync acknowledges many requests. Each write still resolves only after its commit is durable: with
+// `durable` given (the store's file connections), the transaction commits without an fsync (synchronous=NORMAL: its
+// log frames reach the OS at once) and `durable` then fsyncs the log on libuv's thread pool, so the event loop serves
+// reads meanwhile and the next batch can commit while this one's fsync runs; the batch is answered once it returns.
 import type { Database } from 'better-sqlite3';
 import { StoreUnavailableError } from '../store.js';
 
@@ -23,12 +26,14 @@ interface Pending<T> {
 
 /**
  * Returns `enqueue`, which runs a write in the next batch transaction and resolves once that batch is durable.
- * `onBatch` hears each batch's size as it commits (metrics).
+ * `onBatch` hears each batch's size as it commits (metrics). `durable`, when given, makes a committed batch durable
+ * (the connection then commits without syncing itself); a failure there answers the batch with 503.
  */
 export function createGroupCommit(
   db: Database,
   maxBatch = 256,
   onBatch?: (size: number) => void,
+  durable?: () => Promise<void>,
 ): <T>(write: () => T) => Promise<T> {
   let queue: Pending<unknown>[] = [];
   let scheduled = false;
@@ -59,10 +64,16 @@ export function createGroupCommit(
       for (const item of batch) item.reject(asStoreError(error));
       return;
     }
-    batch.forEach((item, index) => {
-      const outcome = outcomes[index]!;
-      if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(asStoreError(outcome.error));
+    const answer = () =>
+      batch.forEach((item, index) => {
+        const outcome = outcomes[index]!;
+        if (outcome.ok) item.resolve(outcome.value);
+        else item.reject(asStoreError(outcome.error));
+      });
+    if (!durable) return answer();
+    durable().then(answer, (error: unknown) => {
+      const unavailable = new StoreUnavailableError('the SQLite log could not be synced to disk', { cause: error });
+      for (const item of batch) item.reject(unavailable);
     });
   };
 

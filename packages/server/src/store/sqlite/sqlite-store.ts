@@ -1,5 +1,6 @@
-// The embedded SQLite store (better-sqlite3): WAL with synchronous=FULL on every connection, so an answered write
-// survives a crash or power cut; ids are 64-bit integers bound and read as bigint, never rounded.
+// The embedded SQLite store (better-sqlite3): WAL, and an answered write survives a crash or power cut (every
+// connection runs synchronous=FULL, except the store's own with group commit, which commits with NORMAL and syncs the
+// log off the event loop before answering: see log-sync.ts); ids are 64-bit integers bound and read as bigint.
 // Writes are group-committed; pages and token lookups are cached until the database changes: this process's writes
 // forget what they may alter, and data_version catches commits by other processes sharing the file (`serve
 // --workers`, the CLI).
@@ -12,6 +13,7 @@ import { checkBeforeOpen, watchFile } from './file-guard.js';
 import { prepareDatabaseFile } from './file-mode.js';
 import { asStoreError, createGroupCommit } from './group-commit.js';
 import { createSqliteIdempotency } from './idempotency.js';
+import { syncLogOf } from './log-sync.js';
 import { sqliteMigrations } from './migrations.js';
 import { createSqliteOutbox } from './outbox.js';
 import { keepWalSmall } from './wal.js';
@@ -61,6 +63,9 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
 
   // The log is emptied once writes pause (see sqlite-wal.ts).
   const wal = path === ':memory:' ? undefined : keepWalSmall(db, BUSY_TIMEOUT_MS);
+  // Group-committed batches are made durable by an fsync of the log on the thread pool, not inside the commit.
+  const logSync = path !== ':memory:' && options.groupCommit !== false ? syncLogOf(path) : undefined;
+  if (logSync) db.pragma('synchronous = NORMAL');
   const write: <T>(work: () => T) => Promise<T> =
     options.groupCommit === false
       ? async (work) => {
@@ -71,10 +76,15 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
             throw asStoreError(error);
           }
         }
-      : createGroupCommit(db, undefined, (size) => {
-          wal?.wrote();
-          options.onGroupCommit?.(size);
-        });
+      : createGroupCommit(
+          db,
+          undefined,
+          (size) => {
+            wal?.wrote();
+            options.onGroupCommit?.(size);
+          },
+          logSync?.sync,
+        );
 
   // Statements touching tables that migrations create are prepared on first use.
   const prepared = new Map<string, Database.Statement>();
@@ -220,16 +230,22 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       const applied: number[] = [];
       const isApplied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
       const record = db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)');
-      for (const migration of sqliteMigrations) {
-        // Each migration commits on its own, so a failing one keeps those before it. IMMEDIATE takes the write
-        // lock before the check, so processes starting together apply each migration once.
-        const apply = db.transaction(() => {
-          if (isApplied.get(migration.version) !== undefined) return false;
-          db.exec(migration.sql);
-          record.run(migration.version, new Date().toISOString());
-          return true;
-        });
-        if (apply.immediate()) applied.push(migration.version);
+      // Migrations commit on their own, outside the group commit: each with its own fsync.
+      if (logSync) db.pragma('synchronous = FULL');
+      try {
+        for (const migration of sqliteMigrations) {
+          // Each migration commits on its own, so a failing one keeps those before it. IMMEDIATE takes the write
+          // lock before the check, so processes starting together apply each migration once.
+          const apply = db.transaction(() => {
+            if (isApplied.get(migration.version) !== undefined) return false;
+            db.exec(migration.sql);
+            record.run(migration.version, new Date().toISOString());
+            return true;
+          });
+          if (apply.immediate()) applied.push(migration.version);
+        }
+      } finally {
+        if (logSync) db.pragma('synchronous = NORMAL');
       }
       return applied;
     },
@@ -241,6 +257,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       watch?.stop();
       wal?.stop();
       if (db.open) db.close();
+      logSync?.close();
     },
   };
 }
