@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../config.js';
 import { LostDatabaseError } from '../store/sqlite/file-guard.js';
+import { StoreUnavailableError } from '../store/store.js';
 import {
   type Command,
   formatUsage,
@@ -14,6 +15,7 @@ import {
   UsageError,
 } from './command.js';
 import { conformanceCommand } from './conformance.js';
+import { failureReason } from './failure-reason.js';
 import { migrateCommand } from './migrate.js';
 import { serveCommand } from './serve.js';
 import { tokenCommand } from './token.js';
@@ -108,6 +110,10 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     if (error instanceof LostDatabaseError) {
       io.stderr(`plant-store: ${error.message}`);
       return 2;
+    }
+    if (error instanceof StoreUnavailableError) {
+      io.stderr(`plant-store: ${failureReason(error)}`);
+      return 1;
     }
     throw error;
   }
