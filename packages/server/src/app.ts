@@ -56,7 +56,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const contract = options.contract ?? loadContract();
   const handlers = options.handlers ?? defaultHandlers;
   // Imported only when configured: jose stays unloaded otherwise (as do pg, ioredis and OpenTelemetry when unused).
-  const verifyJwt = config.jwt ? await (await import('./auth/jwt.js')).createJwtVerifier(config.jwt) : null;
+  // A JWKS outage is logged by the app's logger, which exists once Fastify does (before any request needs a key).
+  const authLog = {
+    info: (details: object, message: string) => app.log.info(details, message),
+    warn: (details: object, message: string) => app.log.warn(details, message),
+  };
+  const verifyJwt = config.jwt
+    ? await (await import('./auth/jwt.js')).createJwtVerifier(config.jwt, { log: authLog })
+    : null;
   const bench = benchSwitches(config.benchOff);
   const securityHandlers = bench.securityHandlers(createSecurityHandlers(store, verifyJwt));
   checkBindings(contract, handlers, securityHandlers);

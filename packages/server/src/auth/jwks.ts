@@ -25,6 +25,8 @@ export interface JwksOptions {
   timeoutMs?: number;
   /** Told of each failed fetch (the service logs it). */
   onFetchError?: (error: Error) => void;
+  /** Told of each successful fetch (the service logs the end of an outage). */
+  onFetched?: () => void;
 }
 
 class JwksFetchError extends Error {
@@ -87,6 +89,7 @@ export function createJwksKeys(url: URL, options: JwksOptions): JWTVerifyGetKey 
       .then((set) => {
         keys = createLocalJWKSet(set);
         fetchedAt = now();
+        options.onFetched?.();
       })
       .catch((error: unknown) => options.onFetchError?.(error as Error))
       .finally(() => {

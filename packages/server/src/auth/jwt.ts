@@ -4,7 +4,8 @@
 import { SCOPES, type Scope } from '@plant-store/contract';
 import { errors, importSPKI, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { JwtConfig } from '../config.js';
-import { createJwksKeys } from './jwks.js';
+import { FailureRun, type RunLog } from '../failure-run.js';
+import { createJwksKeys, STALE_MAX_MS } from './jwks.js';
 import { assertValidSubject } from './principal.js';
 
 export type JwtResult =
@@ -20,11 +21,39 @@ function scopesOf(claim: unknown): Scope[] {
   return SCOPES.filter((scope) => granted.includes(scope));
 }
 
-export async function createJwtVerifier(config: JwtConfig): Promise<JwtVerifier> {
+/** While the JWKS endpoint keeps failing, one summary line per this many ms (the first failure is logged at once). */
+const JWKS_OUTAGE_SUMMARY_MS = 60_000;
+
+export interface JwtVerifierOptions {
+  /** Where a JWKS outage is said: once when it starts, then a summary a minute, and when it ends. */
+  log?: RunLog;
+  /** Overrides for tests: the JWKS fetch, the clock, the summary interval. */
+  fetch?: typeof globalThis.fetch;
+  now?: () => number;
+  outageSummaryMs?: number;
+}
+
+export async function createJwtVerifier(config: JwtConfig, options: JwtVerifierOptions = {}): Promise<JwtVerifier> {
   let key: JWTVerifyGetKey | Uint8Array | CryptoKey;
   let algorithms: readonly string[];
   if (config.jwksUrl) {
-    key = createJwksKeys(new URL(config.jwksUrl), { cooldownMs: config.jwksCooldownMs });
+    const outage = options.log
+      ? new FailureRun(
+          options.log,
+          `cannot fetch the JWKS from ${config.jwksUrl}`,
+          options.outageSummaryMs ?? JWKS_OUTAGE_SUMMARY_MS,
+          `the last good keys serve for up to ${STALE_MAX_MS / 3_600_000} h; fetched again at most once per ` +
+            `JWT_JWKS_COOLDOWN_MS (${config.jwksCooldownMs} ms)`,
+        )
+      : undefined;
+    const now = options.now ?? Date.now;
+    key = createJwksKeys(new URL(config.jwksUrl), {
+      cooldownMs: config.jwksCooldownMs,
+      now,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      onFetchError: (error) => outage?.failed(error, now()),
+      onFetched: () => outage?.succeeded(now()),
+    });
     algorithms = config.algorithms ?? ['RS256', 'PS256', 'ES256', 'EdDSA'];
   } else if (config.publicKey) {
     const algorithm = config.algorithms?.[0] ?? 'RS256';

@@ -6,6 +6,7 @@
 // deliveries at once across every instance, and a receiver that keeps failing or hanging opens the subscription's
 // circuit breaker (no attempts for a while, then one probe at a time), so it never holds the others' deliveries up.
 import type { WebhookConfig } from '../config.js';
+import { FailureRun } from '../failure-run.js';
 import type { CircuitUpdate, ClaimedDelivery, DeliveryOutcome, WebhookRepository } from '../store/store.js';
 import { nextAttemptAt, retryAfterMs } from './retry-schedule.js';
 import { type AttemptResult, sendWebhook } from './send.js';
@@ -135,51 +136,6 @@ export function sendAttemptHere(config: WebhookConfig, signal: AbortSignal): Sen
   };
 }
 
-/**
- * Says a run of failures once with its cause (the first), then one line per `intervalMs` with how many followed,
- * and one line when it ends: an outage of the database is visible without a stack trace on every poll.
- */
-export class FailureRun {
-  #failures = 0;
-  #reported = 0;
-  #since = 0;
-  #lastSummary = 0;
-
-  constructor(
-    private readonly log: WorkerLog,
-    private readonly what: string,
-    private readonly intervalMs: number,
-  ) {}
-
-  failed(error: unknown, now = Date.now()): void {
-    this.#failures++;
-    if (this.#failures === 1) {
-      this.#since = this.#lastSummary = now;
-      this.#reported = 1;
-      this.log.warn({ err: error }, `${this.what}; trying again at each poll (a summary follows while it lasts)`);
-      return;
-    }
-    if (now - this.#lastSummary >= this.intervalMs) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.log.warn(
-        { failures: this.#failures - this.#reported, failuresInAll: this.#failures, sinceMs: now - this.#since },
-        `${this.what}: still failing, ${this.#failures - this.#reported} more failures in the last ${Math.round((now - this.#lastSummary) / 1000)} s (${message})`,
-      );
-      this.#reported = this.#failures;
-      this.#lastSummary = now;
-    }
-  }
-
-  succeeded(now = Date.now()): void {
-    if (this.#failures === 0) return;
-    this.log.info(
-      { failuresInAll: this.#failures, sinceMs: now - this.#since },
-      `${this.what}: recovered after ${this.#failures} failures in ${Math.round((now - this.#since) / 1000)} s`,
-    );
-    this.#failures = 0;
-  }
-}
-
 export function startDeliveryWorker(
   repository: WebhookRepository,
   config: WebhookConfig,
@@ -192,6 +148,7 @@ export function startDeliveryWorker(
     log,
     'webhook worker cannot reach the database',
     options.outageSummaryMs ?? OUTAGE_SUMMARY_MS,
+    'trying again at each poll',
   );
   let stopped = false;
   let running = false;
