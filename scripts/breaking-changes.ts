@@ -21,7 +21,14 @@ interface Operation {
   operationId?: string;
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content?: Record<string, Media> };
-  responses?: Record<string, { content?: Record<string, Media>; headers?: Record<string, { schema?: Schema }> }>;
+  responses?: Record<
+    string,
+    {
+      content?: Record<string, Media>;
+      headers?: Record<string, { schema?: Schema }>;
+      links?: Record<string, { operationId?: string; operationRef?: string; parameters?: Record<string, unknown> }>;
+    }
+  >;
   security?: Requirement[];
   'x-required-scope'?: string;
 }
@@ -341,6 +348,23 @@ function compareOperation(name: string, a: Side, b: Side): string[] {
       const valueB = headersB.get(header.toLowerCase());
       if (!valueB) changes.push(` header ${header} removed`);
       else changes.push(...schemaChanges(valueA.schema, valueB.schema, ` header ${header}`, 'response'));
+    }
+    // A link is a promise to stateful clients (chain this answer to that operation with these values): removing it,
+    // or pointing it elsewhere, breaks them.
+    for (const [link, valueA] of Object.entries(responseA.links ?? {})) {
+      const valueB = responseB.links?.[link];
+      if (!valueB) changes.push(` link ${link} removed`);
+      else {
+        const targetA = valueA.operationId ?? valueA.operationRef;
+        const targetB = valueB.operationId ?? valueB.operationRef;
+        if (targetA !== targetB) changes.push(` link ${link}: target changed from ${targetA} to ${targetB}`);
+        for (const [parameter, expression] of Object.entries(valueA.parameters ?? {})) {
+          const now = valueB.parameters?.[parameter];
+          if (JSON.stringify(now) !== JSON.stringify(expression)) {
+            changes.push(` link ${link}: parameter ${parameter} changed from ${String(expression)} to ${String(now)}`);
+          }
+        }
+      }
     }
     for (const change of changes) statusesByChange.set(change, [...(statusesByChange.get(change) ?? []), status]);
   }

@@ -230,6 +230,33 @@ describe('contract:check on broken copies of the contract', () => {
     expect(formatResults(results)).toContain(message);
   });
 
+  // Links came in 1.3.0: against the newest release (which has them), removing or re-pointing one is a break.
+  it.concurrent.each([
+    [
+      "removing createPlant's link to deletePlant",
+      (d: Doc) => delete d.paths['/plants'].post.responses['200'].links.DeletePlant,
+      'POST /plants (createPlant): response 200 link DeletePlant removed',
+    ],
+    [
+      "feeding createPlant's link another value",
+      (d: Doc) => {
+        d.paths['/plants'].post.responses['200'].links.DeletePlant.parameters.id = '$request.body#/name';
+      },
+      'POST /plants (createPlant): response 200 link DeletePlant: parameter id changed from $request.body#/id to $request.body#/name',
+    ],
+    [
+      "pointing createPlant's GetPlants link elsewhere",
+      (d: Doc) => {
+        d.paths['/plants'].post.responses['200'].links.GetPlants.operationId = 'deletePlant';
+      },
+      'POST /plants (createPlant): response 200 link GetPlants: target changed from getPlants to deletePlant',
+    ],
+  ])('fails on %s against the newest release', async (_case, edit, message) => {
+    const results = await checkContract(writeEdited(edit), join(root, 'contract-releases', newest as string));
+    expect(formatResults(results)).toContain(`FAIL no breaking changes against`);
+    expect(formatResults(results)).toContain(message);
+  });
+
   it('fails every check on a document that is not YAML', async () => {
     const path = join(dir, 'not-yaml.yaml');
     writeFileSync(path, 'openapi: 3.1.0\n  info: [\n');
