@@ -321,23 +321,25 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     const parameters = checkParameters(operation, pathValues, url.searchParams);
     if (isProblem(parameters)) throw invalid(parameters);
     if (operation.operationId === 'createPlant') {
+      // The body is checked before the key, as the service's validation does.
       const key = request.headers.get('idempotency-key');
-      if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
-        throw new Refusal(400, 'header "idempotency-key" must be 1 to 255 visible ASCII characters, without spaces');
-      }
+      const wellFormedKey = key !== null && IDEMPOTENCY_KEY.test(key);
       // A keyed create keeps a 400 about its body too, under the exact bytes sent (as the service does).
-      const sent = key === null ? '' : new TextDecoder('latin1').decode(await request.clone().arrayBuffer());
+      const sent = wellFormedKey ? new TextDecoder('latin1').decode(await request.clone().arrayBuffer()) : '';
       let checked: { plant: ValidPlant };
       try {
         const valid = validateNewPlant(await readBody(request));
         if (isProblem(valid)) throw invalid(valid);
         checked = valid;
       } catch (error) {
-        if (key === null || !(error instanceof Refusal) || error.status !== 400) throw error;
+        if (!wellFormedKey || !(error instanceof Refusal) || error.status !== 400) throw error;
         return keyed(`${subject}\u0000${key}`, `refused:${sent}`, () => ({
           status: 400,
           body: errorBody(error),
         }));
+      }
+      if (key !== null && !wellFormedKey) {
+        throw new Refusal(400, 'header "idempotency-key" must be 1 to 255 visible ASCII characters, without spaces');
       }
       const create = () => {
         if (owned.has(checked.plant.id)) {

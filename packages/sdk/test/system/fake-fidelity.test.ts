@@ -12,6 +12,8 @@ interface Probe {
   auth?: { subject: string } | { reader: string } | { header: string };
   body?: string;
   contentType?: string;
+  /** Sent as Idempotency-Key. */
+  key?: string;
 }
 
 const COMPARED_HEADERS = [
@@ -21,6 +23,7 @@ const COMPARED_HEADERS = [
   'allow',
   'cache-control',
   'x-content-type-options',
+  'idempotent-replayed',
 ];
 
 let server: TestServer;
@@ -47,6 +50,7 @@ function target(
       headers.set('authorization', `Bearer ${tokens.get(key)}`);
     }
     if (probe.contentType) headers.set('content-type', probe.contentType);
+    if (probe.key) headers.set('idempotency-key', probe.key);
     const response = await fetch(`${base}${probe.path}`, {
       method: probe.method,
       headers,
@@ -260,6 +264,23 @@ const PROBES: Array<[string, Probe]> = [
     'unknown token with bad body',
     { method: 'POST', path: '/plants', auth: { header: 'Bearer pst_nope' }, body: '{', contentType: json },
   ],
+  // A 400 for the body of a keyed create is its key's first answer: replayed to the same bytes, 422 for others.
+  ...(['first', 'again'] as const).map((round): [string, Probe] => [
+    `keyed create refused for its body (${round})`,
+    { method: 'POST', path: '/plants', auth: alice, body: '{"id":6,"name":""}', contentType: json, key: 'fid-400' },
+  ]),
+  [
+    'keyed create corrected under the same key',
+    { method: 'POST', path: '/plants', auth: alice, body: '{"id":6,"name":"x"}', contentType: json, key: 'fid-400' },
+  ],
+  ...(['first', 'again'] as const).map((round): [string, Probe] => [
+    `keyed create that is not JSON (${round})`,
+    { method: 'POST', path: '/plants', auth: alice, body: '{"id":', contentType: json, key: 'fid-400-json' },
+  ]),
+  [
+    'keyed create with a malformed key and a bad body',
+    { method: 'POST', path: '/plants', auth: alice, body: '{"id":6,"name":""}', contentType: json, key: 'a b' },
+  ],
   ['unknown route', { method: 'GET', path: '/trees', auth: alice }],
   ['method not allowed', { method: 'PUT', path: '/plants', auth: alice }],
   ['method not allowed on id', { method: 'GET', path: '/plants/1', auth: alice }],
@@ -324,7 +345,7 @@ describe('the fake answers like the service', () => {
   });
 
   it('covered every status the contract documents', () => {
-    expect([...statuses].sort()).toEqual([200, 204, 400, 401, 403, 404, 405, 409, 413, 415]);
+    expect([...statuses].sort()).toEqual([200, 204, 400, 401, 403, 404, 405, 409, 413, 415, 422]);
   });
 
   it('pages through 25 plants with the same Link headers and cursors the service gives', async () => {
