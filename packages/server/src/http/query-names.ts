@@ -16,6 +16,8 @@ function* namesOf(query: Readonly<Record<string, unknown>>): Generator<string> {
 /** The onRequest hook that refuses query parameters `operation` does not declare, and declared ones given twice. */
 export function queryNamesHook(operation: OperationFacts): onRequestHookHandler {
   return function queryNames(request, _reply, done) {
+    // Most requests have no query at all: nothing to parse or check.
+    if (!request.url.includes('?')) return done();
     const query = request.query as Readonly<Record<string, unknown>> | undefined;
     const problem = query ? checkQueryNames(operation, namesOf(query)) : undefined;
     done(problem ? new ApiError(400, problem.message, {}, [problem.detail]) : undefined);
