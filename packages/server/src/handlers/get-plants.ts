@@ -31,5 +31,5 @@ export const getPlants: Handler<'getPlants'> = async ({ principal, query, path, 
     answer.link = link;
   }
   if (noneMatch(headers['if-none-match'], answer.etag!)) return { status: 304, headers: answer, body: undefined };
-  return { status: 200, json: page.json, headers: answer };
+  return { status: 200, json: page.body, headers: answer };
 };

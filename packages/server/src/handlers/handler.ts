@@ -46,8 +46,8 @@ export type HandlerResult<Op extends OperationId> =
       headers?: Record<string, string>;
     } & (
       | { body: SuccessBodyOf<Op> }
-      /** The body already serialized, by a store that builds exactly the contract's JSON (the hot read path). */
-      | { json: string }
+      /** The body already serialized (UTF-8 bytes), by a store that builds exactly the contract's JSON (the hot read). */
+      | { json: string | Uint8Array }
     ))
   /** 304 Not Modified, where the operation declares it: no body. */
   | { status: Extract<keyof operations[Op]['responses'], 304>; headers: Record<string, string>; body: undefined }

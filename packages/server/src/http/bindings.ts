@@ -21,7 +21,10 @@ import { queryNamesHook } from './query-names.js';
  */
 export type BoundHandler = (input: never, deps: { store: Store }) => Promise<BoundResult>;
 
-type BoundResult = { status: number; headers?: Record<string, string> } & ({ body: unknown } | { json: string });
+type BoundResult = { status: number; headers?: Record<string, string> } & (
+  | { body: unknown }
+  | { json: string | Uint8Array }
+);
 
 /** Fails start-up, naming what is missing, unless every operation has a handler and every scheme a security handler. */
 export function checkBindings(

@@ -6,13 +6,13 @@
 import type { CacheStats, PlantPage } from './store.js';
 
 /** The page cache's default bound, in bytes (PAGE_CACHE_BYTES), on every engine. */
-export const DEFAULT_PAGE_CACHE_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_PAGE_CACHE_BYTES = 12 * 1024 * 1024;
 
 /** What an entry costs besides its JSON text and key: the objects around them, the maps' slots. */
 const ENTRY_OVERHEAD_BYTES = 256;
 
-/** What a page costs: its JSON text, two bytes a character. */
-const pageBytes = (page: PlantPage) => 2 * page.json.length;
+/** What a page costs: its JSON bytes. */
+const pageBytes = (page: PlantPage) => page.body.byteLength;
 
 /**
  * Whether a page of an owner's plants (those after `after`, or from the start) can differ once plant `id` of that owner

@@ -16,8 +16,11 @@ export interface StoredPlant {
 
 /** One page of an owner's plants, already in the shape the API answers with. */
 export interface PlantPage {
-  /** A JSON array of at most `limit` Plant objects ({name, tag?}, no id), ascending by id. */
-  json: string;
+  /**
+   * A JSON array of at most `limit` Plant objects ({name, tag?}, no id), ascending by id, as UTF-8 bytes: a cached
+   * page is sent as it is (no encoding per answer) and weighs what it holds, outside the JavaScript heap.
+   */
+  body: Uint8Array;
   /** The id of the last plant on the page, where the next page starts after; undefined for an empty page. */
   lastId: bigint | undefined;
   /** True when at least one more plant follows the last one returned. */

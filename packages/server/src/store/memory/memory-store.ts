@@ -28,6 +28,8 @@ import {
   type WebhookRepository,
 } from '../store.js';
 
+const utf8 = new TextEncoder();
+
 /** The URL that names this engine. */
 export const MEMORY_URL = 'memory:';
 
@@ -116,7 +118,7 @@ function plantsOf(): PlantRepository & {
         .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       const page = ids.slice(0, limit).map((id) => owned(owner).get(id) as StoredPlant);
       return {
-        json: JSON.stringify(page.map(({ name, tag }) => (tag === undefined ? { name } : { name, tag }))),
+        body: utf8.encode(JSON.stringify(page.map(({ name, tag }) => (tag === undefined ? { name } : { name, tag })))),
         lastId: page.at(-1)?.id,
         hasMore: ids.length > limit,
         version: String(versions.get(owner) ?? 0),

@@ -288,7 +288,7 @@ export function openPostgresStore({
         );
         const row = result.rows[0]!;
         const page: PlantPage = {
-          json: row.json,
+          body: Buffer.from(row.json),
           lastId: row.last_id === null ? undefined : BigInt(row.last_id),
           hasMore: row.has_more,
           version: row.version ?? '0',

@@ -20,9 +20,10 @@ import { keepWalSmall } from './wal.js';
 
 // The page as JSON, built by SQLite: {"name":...} or {"name":...,"tag":...} per plant, in id order.
 // The owner's version is read by the same statement, so it belongs to the same snapshot as the page.
-const PAGE_SELECT = `SELECT json_group_array(
+// CAST AS BLOB hands the page over as UTF-8 bytes (a Buffer), never as a JavaScript string.
+const PAGE_SELECT = `SELECT CAST(json_group_array(
     CASE WHEN tag IS NULL THEN json_object('name', name) ELSE json_object('name', name, 'tag', tag) END ORDER BY id
-  ) AS json, max(id) AS lastId, (SELECT version FROM owner_versions WHERE owner = ?) AS version`;
+  ) AS BLOB) AS body, max(id) AS lastId, (SELECT version FROM owner_versions WHERE owner = ?) AS version`;
 
 export interface SqliteOptions {
   /** Share one transaction (one fsync) among concurrent writes; off commits each write on its own. */
@@ -157,13 +158,13 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
             : `SELECT id, name, tag FROM plants WHERE owner = ? AND id > ? ORDER BY id LIMIT ?`;
         const query = statement(`${PAGE_SELECT} FROM (${rows})`).safeIntegers(true);
         const head = (after === undefined ? query.get(owner, owner, limit) : query.get(owner, owner, after, limit)) as {
-          json: string;
+          body: Buffer;
           lastId: bigint | null;
           version: bigint | null;
         };
         const next = statement('SELECT 1 FROM plants WHERE owner = ? AND id > ? LIMIT 1');
         const page: PlantPage = {
-          json: head.json,
+          body: head.body,
           lastId: head.lastId ?? undefined,
           hasMore: head.lastId !== null && next.get(owner, head.lastId) !== undefined,
           version: String(head.version ?? 0n),

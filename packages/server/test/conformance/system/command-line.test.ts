@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { rateLimitsNow, startProxy } from '../../support/broken-deployments.js';
 import { conformance, tally } from '../../support/conformance-run.js';
+import { pageText } from '../../support/page-text.js';
 import { BIN } from '../../support/process.js';
 
 const run = promisify(execFile);
@@ -38,7 +39,7 @@ async function command(args: string[]): Promise<{ code: number; stdout: string; 
 }
 
 const plantsOf = async (subject: string) =>
-  JSON.parse((await t.store.plants.list(subject, { limit: 1000 })).json) as unknown[];
+  JSON.parse(pageText(await t.store.plants.list(subject, { limit: 1000 }))) as unknown[];
 
 describe('plant-store conformance on the command line', () => {
   it('exits 2 on a usage error, naming it, and 0 on --help', async () => {

@@ -17,6 +17,7 @@ import { entityTagOf, noneMatch } from '../../../src/handlers/entity-tag.js';
 import type { HandlerInput } from '../../../src/handlers/handler.js';
 import { handlers } from '../../../src/handlers/index.js';
 import type { Store } from '../../../src/store/store.js';
+import { pageOf, pageText } from '../../support/page-text.js';
 
 const testStore = useTestStore('memory');
 const deps = () => ({ store: testStore.store });
@@ -74,7 +75,7 @@ async function apiErrorOf(call: Promise<unknown>): Promise<ApiError> {
 function plantsOf(answer: Awaited<ReturnType<typeof list>>): unknown[] {
   expect(answer.status).toBe(200);
   if (!('json' in answer)) throw new Error('a 200 page carries its JSON');
-  return JSON.parse(answer.json) as unknown[];
+  return JSON.parse(pageText(answer.json)) as unknown[];
 }
 
 describe('createPlant', () => {
@@ -276,7 +277,7 @@ describe('deletePlant', () => {
 });
 
 describe('entity tags', () => {
-  const page = { json: '[]', hasMore: false, version: '3' } as Parameters<typeof entityTagOf>[1];
+  const page = pageOf('[]', { lastId: undefined, hasMore: false, version: '3' });
 
   it('compares weakly and ignores spaces in a list', () => {
     const tag = entityTagOf('alice', page, 10, undefined);

@@ -10,6 +10,7 @@ import { waitFor } from '@plant-store/test-kit';
 import { afterAll, expect, it } from 'vitest';
 import { issueToken } from '../../../src/auth/tokens.js';
 import { openStore } from '../../../src/store/open-store.js';
+import { pageText } from '../../support/page-text.js';
 import { startServerProcess } from '../../support/process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-shutdown-'));
@@ -72,7 +73,7 @@ it('answers every accepted request when stopped under load', async () => {
   const stored = new Set<string>();
   for (let after: bigint | undefined, more = true; more; ) {
     const page = await store.plants.list('shutdown', after === undefined ? { limit: 1000 } : { limit: 1000, after });
-    for (const plant of JSON.parse(page.json) as { name: string }[]) stored.add(plant.name);
+    for (const plant of JSON.parse(pageText(page)) as { name: string }[]) stored.add(plant.name);
     [after, more] = [page.lastId, page.hasMore];
   }
   await store.close();

@@ -6,6 +6,7 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { useTestStore } from '@plant-store/test-kit/store';
 import { describe, expect, it } from 'vitest';
+import { pageText } from '../../support/page-text.js';
 
 const BUDGET = 8 * 1024 * 1024;
 const PLANTS = 1_000;
@@ -40,7 +41,7 @@ describe('the page cache', () => {
     for (let i = 0; i < WALK; i++) {
       const after = BigInt(-1000 + (i % 2 === 0 ? i : -i));
       const page = await store.plants.list('walker', { limit: 1000 - (i % 7), after });
-      built += 2 * page.json.length;
+      built += 2 * pageText(page).length;
     }
     const growth = retainedBytes() - before;
     const held = store.cacheStats?.();

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { PageCache, pageChangedBy } from '../../../src/store/page-cache.js';
 import type { PlantPage } from '../../../src/store/store.js';
+import { pageOf } from '../../support/page-text.js';
 
 describe('PageCache', () => {
   it('keeps any kind of value within its byte bound, by the size it is given, dropping the least recently used', () => {
@@ -33,9 +34,9 @@ describe('PageCache', () => {
 
 describe('pageChangedBy', () => {
   // A full page of plants 10..19 (limit 10), starting after cursor 5, with more plants after it.
-  const full: PlantPage = { json: '[]', lastId: 19n, hasMore: true, version: '1' };
-  const last: PlantPage = { json: '[]', lastId: 19n, hasMore: false, version: '1' };
-  const empty: PlantPage = { json: '[]', lastId: undefined, hasMore: false, version: '1' };
+  const full: PlantPage = pageOf('[]', { lastId: 19n, hasMore: true, version: '1' });
+  const last: PlantPage = pageOf('[]', { lastId: 19n, hasMore: false, version: '1' });
+  const empty: PlantPage = pageOf('[]', { lastId: undefined, hasMore: false, version: '1' });
 
   it('leaves a page alone when the plant is before its range, or beyond a full page that knows more follow', () => {
     expect(pageChangedBy('create', 3n, full, 5n)).toBe(false);
@@ -58,9 +59,9 @@ describe('pageChangedBy', () => {
 
   it('lets forgetIf drop only the pages a change may alter', () => {
     const cache = new PageCache();
-    cache.set('ann', '10:', { json: '[1]', lastId: 10n, hasMore: true, version: '1' });
-    cache.set('ann', '10:10', { json: '[2]', lastId: 20n, hasMore: false, version: '1' }, 10n);
-    cache.set('ben', '10:', { json: '[3]', lastId: 10n, hasMore: false, version: '1' });
+    cache.set('ann', '10:', pageOf('[1]', { lastId: 10n, hasMore: true, version: '1' }));
+    cache.set('ann', '10:10', pageOf('[2]', { lastId: 20n, hasMore: false, version: '1' }), 10n);
+    cache.set('ben', '10:', pageOf('[3]', { lastId: 10n, hasMore: false, version: '1' }));
     cache.forgetIf('ann', (page, after) => pageChangedBy('create', 15n, page, after));
     expect(cache.get('ann', '10:')).toBeDefined();
     expect(cache.get('ann', '10:10')).toBeUndefined();

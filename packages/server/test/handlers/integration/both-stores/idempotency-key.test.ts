@@ -6,6 +6,7 @@ import { createTestApp, type TestApp } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { IDEMPOTENCY_TTL_MS } from '../../../../src/store/store.js';
 import { call } from '../../../support/http.js';
+import { pageText } from '../../../support/page-text.js';
 
 let t: TestApp;
 let alice: string;
@@ -27,7 +28,7 @@ const create = (token: string, body: unknown, key?: string) =>
     body,
     ...(key === undefined ? {} : { headers: { 'idempotency-key': key } }),
   });
-const count = async (owner: string) => (await t.store.plants.list(owner, { limit: 1000 })).json;
+const count = async (owner: string) => pageText(await t.store.plants.list(owner, { limit: 1000 }));
 
 describe('Idempotency-Key on createPlant', () => {
   it('replays the 200 to a repeat with the same key and body, with Idempotent-Replayed, and stores the plant once', async () => {

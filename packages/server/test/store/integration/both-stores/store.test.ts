@@ -4,6 +4,7 @@ import { INT64_MAX, INT64_MIN } from '@plant-store/contract';
 import { TEST_DATABASE, useTestStore, waitFor } from '@plant-store/test-kit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../../../src/store/store.js';
+import { pageText, withText } from '../../../support/page-text.js';
 
 const testStore = useTestStore();
 let store: Store;
@@ -11,7 +12,7 @@ let store: Store;
 /** The page's plants, parsed from the JSON the store built. */
 async function plantsOf(owner: string, options: { limit: number; after?: bigint }) {
   const page = await store.plants.list(owner, options);
-  return { ...page, plants: JSON.parse(page.json) as { name: string; tag?: string }[] };
+  return { ...page, plants: JSON.parse(pageText(page)) as { name: string; tag?: string }[] };
 }
 
 beforeAll(() => {
@@ -71,7 +72,7 @@ describe(`${TEST_DATABASE} store`, () => {
   });
 
   it('answers an empty page for an owner with no plants', async () => {
-    expect(await store.plants.list('s-nobody', { limit: 5 })).toEqual({
+    expect(withText(await store.plants.list('s-nobody', { limit: 5 }))).toEqual({
       json: '[]',
       lastId: undefined,
       hasMore: false,

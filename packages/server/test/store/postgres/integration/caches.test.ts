@@ -8,6 +8,7 @@ import { authenticateToken, issueToken } from '../../../../src/auth/tokens.js';
 import { openStore } from '../../../../src/store/open-store.js';
 import type { Store } from '../../../../src/store/store.js';
 import { type ListenBlockingProxy, startListenBlockingProxy } from '../../../support/listen-blocking-proxy.js';
+import { pageText } from '../../../support/page-text.js';
 
 const database: TestDatabase = createTestDatabase('postgres');
 const schema = database.schema ?? '';
@@ -18,7 +19,7 @@ let a: Store;
 let b: Store;
 
 const names = async (store: Store, owner: string) =>
-  (JSON.parse((await store.plants.list(owner, { limit: 100 })).json) as { name: string }[]).map((p) => p.name);
+  (JSON.parse(pageText(await store.plants.list(owner, { limit: 100 }))) as { name: string }[]).map((p) => p.name);
 /** A change made behind every instance's back: no NOTIFY, as a lost notification would leave it. */
 const sneakIn = (owner: string, id: number, name: string) =>
   direct.query(`INSERT INTO ${schema}.plants (owner, id, name) VALUES ($1, $2, $3)`, [owner, id, name]);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../../../src/store/open-store.js';
 import type { Store } from '../../../../src/store/store.js';
 import { type ListenBlockingProxy, startListenBlockingProxy } from '../../../support/listen-blocking-proxy.js';
+import { pageText } from '../../../support/page-text.js';
 
 // The kit quotes the schema's name when it drops it, so a name with capitals is dropped too.
 const database = createTestDatabase('postgres', { schemaPrefix: 'CaseTest_' });
@@ -18,7 +19,7 @@ let a: Store;
 let b: Store;
 
 const names = async (store: Store, owner: string) =>
-  (JSON.parse((await store.plants.list(owner, { limit: 100 })).json) as { name: string }[]).map((p) => p.name);
+  (JSON.parse(pageText(await store.plants.list(owner, { limit: 100 }))) as { name: string }[]).map((p) => p.name);
 
 beforeAll(async () => {
   proxy = await startListenBlockingProxy();

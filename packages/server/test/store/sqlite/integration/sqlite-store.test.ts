@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { sqliteMigrations } from '../../../../src/store/sqlite/migrations.js';
 import { openSqliteDatabase, openSqliteStore } from '../../../../src/store/sqlite/sqlite-store.js';
 import type { Store, TokenRecord } from '../../../../src/store/store.js';
+import { pageText, withText } from '../../../support/page-text.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,7 +38,7 @@ async function walk(store: Store, owner: string, limit: number) {
   let after: bigint | undefined;
   for (;;) {
     const page = await store.plants.list(owner, after === undefined ? { limit } : { limit, after });
-    const plants = JSON.parse(page.json) as { name: string }[];
+    const plants = JSON.parse(pageText(page)) as { name: string }[];
     expect(plants.length).toBeLessThanOrEqual(limit);
     names.push(...plants.map((plant) => plant.name));
     if (page.lastId !== undefined) lastIds.push(page.lastId);
@@ -139,8 +140,10 @@ describe.each([true, false])('SQLite store (group commit %s)', (groupCommit) => 
     expect(await store.plants.create('ann', { id: 1n, name: 'Imposter', tag: 'red' })).toBe(false);
     expect(await store.plants.create('ann', { id: 1n, name: 'Fern', tag: 'green' })).toBe(false);
     expect(await store.plants.create('ben', { id: 1n, name: 'Other owner' })).toBe(true);
-    expect(JSON.parse((await store.plants.list('ann', { limit: 10 })).json)).toEqual([{ name: 'Fern', tag: 'green' }]);
-    expect(JSON.parse((await store.plants.list('ben', { limit: 10 })).json)).toEqual([{ name: 'Other owner' }]);
+    expect(JSON.parse(pageText(await store.plants.list('ann', { limit: 10 })))).toEqual([
+      { name: 'Fern', tag: 'green' },
+    ]);
+    expect(JSON.parse(pageText(await store.plants.list('ben', { limit: 10 })))).toEqual([{ name: 'Other owner' }]);
   });
 
   it('answers concurrent duplicates with exactly one true', async () => {
@@ -157,9 +160,9 @@ describe.each([true, false])('SQLite store (group commit %s)', (groupCommit) => 
     for (const id of ids) await store.plants.create('sorter', { id, name: `n${id}` });
     const page = await store.plants.list('sorter', { limit: 100 });
     const sorted = [...ids].sort((a, b) => (a < b ? -1 : 1));
-    expect(JSON.parse(page.json)).toEqual(sorted.map((id) => ({ name: `n${id}` })));
+    expect(JSON.parse(pageText(page))).toEqual(sorted.map((id) => ({ name: `n${id}` })));
     expect(page).toMatchObject({ lastId: 10n, hasMore: false });
-    expect(await store.plants.list('nobody', { limit: 5 })).toEqual({
+    expect(withText(await store.plants.list('nobody', { limit: 5 }))).toEqual({
       json: '[]',
       lastId: undefined,
       hasMore: false,
@@ -182,8 +185,8 @@ describe.each([true, false])('SQLite store (group commit %s)', (groupCommit) => 
     }
     const lastTwo = await store.plants.list('pager', { limit: 5, after: sorted.at(-3)! });
     expect(lastTwo).toMatchObject({ lastId: sorted.at(-1), hasMore: false });
-    expect(JSON.parse(lastTwo.json)).toHaveLength(2);
-    expect(await store.plants.list('pager', { limit: 5, after: sorted.at(-1)! })).toMatchObject({
+    expect(JSON.parse(pageText(lastTwo))).toHaveLength(2);
+    expect(withText(await store.plants.list('pager', { limit: 5, after: sorted.at(-1)! }))).toMatchObject({
       json: '[]',
       hasMore: false,
     });
@@ -196,15 +199,15 @@ describe.each([true, false])('SQLite store (group commit %s)', (groupCommit) => 
     expect(await store.plants.delete('bo', 1n)).toBe(false);
     expect(await store.plants.delete('bo', 2n)).toBe(true);
     expect(await store.plants.delete('bo', 2n)).toBe(false);
-    expect(JSON.parse((await store.plants.list('amy', { limit: 10 })).json)).toEqual([
+    expect(JSON.parse(pageText(await store.plants.list('amy', { limit: 10 })))).toEqual([
       { name: 'amy1' },
       { name: 'amy2' },
       { name: 'amy3' },
     ]);
-    expect((await store.plants.list('bo', { limit: 10 })).json).toBe('[]');
+    expect(pageText(await store.plants.list('bo', { limit: 10 }))).toBe('[]');
     // Owner names are compared exactly: no case folding, no prefix matching.
-    expect((await store.plants.list('AMY', { limit: 10 })).json).toBe('[]');
-    expect((await store.plants.list('am', { limit: 10 })).json).toBe('[]');
+    expect(pageText(await store.plants.list('AMY', { limit: 10 }))).toBe('[]');
+    expect(pageText(await store.plants.list('am', { limit: 10 }))).toBe('[]');
   });
 
   it('keeps int64 edge ids exact as bigint and stores them as 64-bit integers', async () => {
@@ -215,7 +218,7 @@ describe.each([true, false])('SQLite store (group commit %s)', (groupCommit) => 
     const { lastIds } = await walk(store, 'edges', 1);
     expect(lastIds).toEqual([...edges].sort((a, b) => (a < b ? -1 : 1)));
     for (const id of lastIds) expect(typeof id).toBe('bigint');
-    expect((await store.plants.list('edges', { limit: 1, after: 2n ** 53n })).json).toBe(
+    expect(pageText(await store.plants.list('edges', { limit: 1, after: 2n ** 53n }))).toBe(
       `[{"name":"e${2n ** 53n + 1n}"}]`,
     );
     expect(await store.plants.delete('edges', 2n ** 53n + 1n)).toBe(true);
@@ -246,7 +249,7 @@ describe.each([true, false])('SQLite store (group commit %s)', (groupCommit) => 
     const reopened = openSqliteStore(path, { groupCommit });
     open.push(reopened);
     expect(await reopened.migrate()).toEqual([]);
-    expect(await reopened.plants.list('keeper', { limit: 10 })).toEqual({
+    expect(withText(await reopened.plants.list('keeper', { limit: 10 }))).toEqual({
       json: '[{"name":"kept","tag":"x"}]',
       lastId: INT64_MAX,
       hasMore: false,
@@ -287,7 +290,7 @@ describe.each([true, false])('SQLite store (group commit %s)', (groupCommit) => 
     expect(store.kind).toBe('sqlite');
     expect(await store.migrate()).toEqual(ALL_VERSIONS);
     expect(await store.plants.create('mem', { id: -1n, name: 'ephemeral' })).toBe(true);
-    expect(await store.plants.list('mem', { limit: 1 })).toEqual({
+    expect(withText(await store.plants.list('mem', { limit: 1 }))).toEqual({
       json: '[{"name":"ephemeral"}]',
       lastId: -1n,
       hasMore: false,

@@ -7,6 +7,7 @@ import { waitFor } from '@plant-store/test-kit';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../../../src/store/sqlite/sqlite-store.js';
+import { pageText } from '../../../support/page-text.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-wal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,7 +35,7 @@ describe('the SQLite write-ahead log', () => {
     }
     // No write since: nothing else would ever checkpoint it.
     await waitFor('the log emptied', () => walSize() === 0, { timeoutMs: 8_000 });
-    expect(JSON.parse((await store.plants.list('alice', { limit: 1000 })).json)).toHaveLength(1_000);
+    expect(JSON.parse(pageText(await store.plants.list('alice', { limit: 1000 })))).toHaveLength(1_000);
     await store.close();
   });
 });
