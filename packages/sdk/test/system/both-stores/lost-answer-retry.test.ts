@@ -75,7 +75,7 @@ describe('a create whose answer is lost after the commit', () => {
     expect(retries).toEqual(['PlantStoreConnectionError']);
     expect(connections).toBeGreaterThanOrEqual(2);
     const stored = await b.store.plants.list('alice', { limit: 1000 });
-    expect(JSON.parse(stored.json)).toEqual([{ name: 'Fern', tag: 'lost answer' }]);
+    expect(JSON.parse(new TextDecoder().decode(stored.body))).toEqual([{ name: 'Fern', tag: 'lost answer' }]);
     // The replay came from the kept answer: the same key again says so.
     const again = await fetch(`${b.url}/plants`, {
       method: 'POST',
