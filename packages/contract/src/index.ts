@@ -17,6 +17,7 @@ export { INT64_MAX, INT64_MIN, INT64_RANGE_MESSAGE, INTEGER_TEXT, isInt64, toInt
 export { flattenAllOf, HTTP_METHODS, type HttpMethod, type OperationEntry, operationsOf } from './openapi-walk.js';
 export type { BodyFacts, FieldFacts, OperationFacts, ParameterFacts, ValueFacts } from './operation-facts.js';
 export {
+  BODY_REQUIRED_MESSAGE,
   type BrokenRule,
   checkBody,
   checkParameters,

@@ -5,6 +5,10 @@ import type { components } from './generated/openapi.js';
 import { INT64_RANGE_MESSAGE, INTEGER_TEXT, toInt64 } from './int64.js';
 import type { FieldFacts, OperationFacts, ParameterFacts, ValueFacts } from './operation-facts.js';
 
+/** The 400's message for an operation that requires a body and got none at all (no bytes, no Content-Type). */
+export const BODY_REQUIRED_MESSAGE =
+  'the request body is required: send a JSON object with Content-Type: application/json';
+
 /** One broken rule, as the service reports it in a 400's `details`. */
 export type ErrorDetail = components['schemas']['ErrorDetail'];
 

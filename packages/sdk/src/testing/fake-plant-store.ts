@@ -7,6 +7,7 @@
 // and `details`, the cursor codec and the Link builder are the very functions the service runs.
 import {
   BODY_LIMIT_BYTES,
+  BODY_REQUIRED_MESSAGE,
   CURSOR_NOT_ISSUED_MESSAGE,
   checkBody,
   checkParameters,
@@ -239,7 +240,8 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     const type = request.headers.get('content-type');
     const bytes = new Uint8Array(await request.arrayBuffer());
     if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
-      if (bytes.length === 0 && !type) throw new Refusal(400, 'the body is empty; send a JSON object');
+      // No body at all: the service's check that a required body was sent, in its words.
+      if (bytes.length === 0 && !type) throw new Refusal(400, BODY_REQUIRED_MESSAGE);
       throw new Refusal(415, 'the request body must be sent with "Content-Type: application/json"');
     }
     if (bytes.length > BODY_LIMIT_BYTES) {

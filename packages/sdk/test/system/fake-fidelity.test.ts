@@ -218,6 +218,7 @@ const PROBES: Array<[string, Probe]> = [
   ['array body', { method: 'POST', path: '/plants', auth: alice, body: '[]', contentType: json }],
   ['number body', { method: 'POST', path: '/plants', auth: alice, body: '5', contentType: json }],
   ['empty json body', { method: 'POST', path: '/plants', auth: alice, body: '', contentType: json }],
+  ['no body at all', { method: 'POST', path: '/plants', auth: alice }],
   [
     'text/plain body',
     { method: 'POST', path: '/plants', auth: alice, body: '{"id":4,"name":"x"}', contentType: 'text/plain' },

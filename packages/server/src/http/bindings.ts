@@ -5,7 +5,7 @@
 // runs those after the body has been parsed and validated, so a caller without a token would learn the body rules
 // from a 400 (and pay for parsing) before hearing 401. onRequest runs before the body is read.
 
-import { JsonBodyError } from '@plant-store/contract';
+import { BODY_REQUIRED_MESSAGE, JsonBodyError } from '@plant-store/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyOpenapiGlueOptions } from 'fastify-openapi-glue';
 import type { SecurityHandler } from '../auth/bearer.js';
@@ -86,11 +86,7 @@ export function operationResolver(
             preValidation: (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
               if (request.body !== undefined) return done();
               // A body problem like malformed JSON (JsonBodyError): kept for an Idempotency-Key as they are.
-              done(
-                new JsonBodyError(
-                  'the request body is required: send a JSON object with Content-Type: application/json',
-                ),
-              );
+              done(new JsonBodyError(BODY_REQUIRED_MESSAGE));
             },
           }
         : {}),
