@@ -105,6 +105,27 @@ export class PageCache<Value = PlantPage> {
     }
   }
 
+  /**
+   * After a write that moved the owner's data `version`: forgets the pages `changed` says it may have altered, and
+   * gives the others that version (their content is the same, but their ETag must move with every write, so a client
+   * holding the old tag gets the page again and the new tag).
+   */
+  afterWrite(
+    this: PageCache<PlantPage>,
+    owner: string,
+    version: string,
+    changed: (page: PlantPage, after: bigint | undefined) => boolean,
+  ): void {
+    const keys = this.#keysByOwner.get(owner);
+    if (!keys) return;
+    for (const id of [...keys]) {
+      const entry = this.#pages.get(id);
+      if (!entry) continue;
+      if (changed(entry.page, entry.after)) this.#remove(id);
+      else if (BigInt(entry.page.version) < BigInt(version)) entry.page = { ...entry.page, version };
+    }
+  }
+
   /** Lookups answered and missed since the cache was made, and what it holds now. */
   stats(): CacheStats {
     return { hits: this.#hits, misses: this.#misses, bytes: this.#bytes, entries: this.#pages.size };

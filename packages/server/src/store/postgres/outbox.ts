@@ -77,20 +77,23 @@ const CREATE_BATCH_WITH_EVENTS = `
     ) AS writes GROUP BY owner ORDER BY owner
     ON CONFLICT (owner) DO UPDATE SET version = v.version + excluded.version,
       idempotency_keys = v.idempotency_keys + excluded.idempotency_keys
-    RETURNING 1
+    RETURNING owner, version
   ), notified AS (
     SELECT pg_notify($8, $9::text || 'p:' || owner) FROM (SELECT DISTINCT owner FROM inserted) AS owners
   )
   SELECT 'p' AS kind, owner, id::text AS id, 0 AS status, (SELECT count(*) FROM notified) AS notified,
          (SELECT count(*) FROM queued)::int AS queued
   FROM inserted
-  UNION ALL SELECT 'k', owner, key, status, 0, 0 FROM claimed`;
+  UNION ALL SELECT 'k', owner, key, status, 0, 0 FROM claimed
+  UNION ALL SELECT 'v', owner, version::text, 0, 0, 0 FROM versions`;
 
 /** What one batch statement did: the `owner\u0000id` keys it inserted, and the `owner\u0000key` keys it claimed. */
 export interface BatchResult {
   inserted: Set<string>;
   /** The status each claimed key keeps (200 or 409). */
   claimed: Map<string, number>;
+  /** Each owner's data version after the batch. */
+  versions: Map<string, string>;
 }
 
 /** A create of the batch: the plant, and its Idempotency-Key claim if it has one. */
@@ -336,7 +339,7 @@ export function createPostgresOutbox(query: Query, transaction: Transaction): Po
     async createBatchWithEvents(rows, channel, notifyPrefix) {
       const events = rows.map((row) => newPlantEvent(row.plant));
       const now = Date.now();
-      const result = await query<{ kind: 'p' | 'k'; owner: string; id: string; status: number; queued: number }>(
+      const result = await query<{ kind: 'p' | 'k' | 'v'; owner: string; id: string; status: number; queued: number }>(
         CREATE_BATCH_WITH_EVENTS,
         [
           rows.map((row) => row.owner),
@@ -358,12 +361,14 @@ export function createPostgresOutbox(query: Query, transaction: Transaction): Po
       );
       const inserted = new Set<string>();
       const claimed = new Map<string, number>();
+      const versions = new Map<string, string>();
       for (const row of result.rows) {
         if (row.kind === 'p') inserted.add(rowKey(row.owner, row.id));
-        else claimed.set(rowKey(row.owner, row.id), row.status);
+        else if (row.kind === 'k') claimed.set(rowKey(row.owner, row.id), row.status);
+        else versions.set(row.owner, row.id);
       }
-      if ((result.rows[0]?.queued ?? 0) > 0) signal.notify();
-      return { inserted, claimed };
+      if (result.rows.some((row) => row.queued > 0)) signal.notify();
+      return { inserted, claimed, versions };
     },
     repository,
   };

@@ -15,7 +15,7 @@ import {
 } from '../store.js';
 import { type TokenRow, toTokenRecord } from '../token-row.js';
 import { ChangeFeed, channelFor, encodeChange, notifyPrefix } from './change-feed.js';
-import { CreateBatch } from './create-batch.js';
+import { CreateBatch, rowKey } from './create-batch.js';
 import { quoteIdent } from './identifier.js';
 import { postgresMigrations } from './migrations.js';
 import { createPostgresOutbox } from './outbox.js';
@@ -66,8 +66,8 @@ const LIST_PLANTS = `SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_obj
 // The delete moves the owner's version in its own statement (so its transaction), as every create does.
 const DELETE_PLANT = `WITH deleted AS (DELETE FROM plants WHERE owner = $1 AND id = $2 RETURNING owner),
   bumped AS (INSERT INTO owner_versions AS v (owner, version) SELECT owner, 1 FROM deleted
-             ON CONFLICT (owner) DO UPDATE SET version = v.version + 1 RETURNING 1)
-  SELECT pg_notify($3, $4::text || 'p:' || owner), (SELECT count(*) FROM bumped) AS bumped FROM deleted`;
+             ON CONFLICT (owner) DO UPDATE SET version = v.version + 1 RETURNING version)
+  SELECT pg_notify($3, $4::text || 'p:' || owner), (SELECT version::text FROM bumped) AS version FROM deleted`;
 
 const FIND_KEY = 'SELECT fingerprint, status, body FROM idempotency_keys WHERE owner = $1 AND key = $2';
 
@@ -203,9 +203,10 @@ export function openPostgresStore({
     }
     return feed.live;
   };
-  // This instance's own writes forget only the pages they may alter (other instances' forget the owner's pages).
-  const changedLocally = (owner: string, change: 'create' | 'delete', id: bigint) => {
-    pages.forgetIf(owner, (page, after) => pageChangedBy(change, id, page, after));
+  // This instance's own writes forget only the pages they may alter, and move the others' version (other instances'
+  // forget the owner's pages).
+  const changedLocally = (owner: string, change: 'create' | 'delete', id: bigint, version: string) => {
+    pages.afterWrite(owner, version, (page, after) => pageChangedBy(change, id, page, after));
     generations[bucketOf(owner)]!++;
   };
 
@@ -242,7 +243,16 @@ export function openPostgresStore({
       client.release(broken);
     }
   });
-  const creates = new CreateBatch((rows) => outbox.createBatchWithEvents(rows, channel, notifyPrefix(origin)));
+  // A batch's new plants update the caches as soon as it has committed, before any of its creates is answered.
+  const creates = new CreateBatch(async (rows) => {
+    const result = await outbox.createBatchWithEvents(rows, channel, notifyPrefix(origin));
+    for (const { owner, plant } of rows) {
+      if (result.inserted.has(rowKey(owner, plant.id))) {
+        changedLocally(owner, 'create', plant.id, result.versions.get(owner)!);
+      }
+    }
+    return result;
+  });
 
   return {
     kind: 'postgres',
@@ -250,14 +260,11 @@ export function openPostgresStore({
     cacheStats: () => pages.stats(),
     plants: {
       async create(owner, plant) {
-        const created = await creates.create(owner, plant);
-        if (created) changedLocally(owner, 'create', plant.id);
-        return created;
+        return creates.create(owner, plant);
       },
       async createOnce(owner, plant, claim) {
         for (;;) {
           const outcome = await creates.createOnce(owner, plant, claim);
-          if (outcome === true) changedLocally(owner, 'create', plant.id);
           if (typeof outcome === 'boolean') return outcome;
           if (outcome === 'raced') {
             await query('UPDATE idempotency_keys SET status = 409, body = $3 WHERE owner = $1 AND key = $2', [
@@ -298,9 +305,15 @@ export function openPostgresStore({
         return page;
       },
       async delete(owner, id) {
-        const result = await query(DELETE_PLANT, [owner, id.toString(), channel, notifyPrefix(origin)], 'delete_plant');
-        if (result.rowCount === 1) changedLocally(owner, 'delete', id);
-        return result.rowCount === 1;
+        const result = await query<{ version: string }>(
+          DELETE_PLANT,
+          [owner, id.toString(), channel, notifyPrefix(origin)],
+          'delete_plant',
+        );
+        const version = result.rows[0]?.version;
+        if (version === undefined) return false;
+        changedLocally(owner, 'delete', id, version);
+        return true;
       },
     },
     tokens: {

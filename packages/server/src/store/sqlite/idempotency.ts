@@ -5,8 +5,11 @@ import type Database from 'better-sqlite3';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type IdempotencyRepository, type KeptAnswer } from '../store.js';
 
 export interface SqliteIdempotency {
-  /** Moves the owner's version (when `changed`) and its count of kept keys by `keys`; inside a write. */
-  bump(owner: string, changed: boolean, keys: number): void;
+  /**
+   * Moves the owner's version (when `changed`) and its count of kept keys by `keys`; inside a write. Returns the
+   * owner's version after it.
+   */
+  bump(owner: string, changed: boolean, keys: number): string;
   /**
    * Inside a write: the key's live answer when it has one (nothing changes), else runs `create` and keeps its answer
    * with the key, in one savepoint. Returns what `create` returned, or the kept answer.
@@ -27,13 +30,18 @@ export function createSqliteIdempotency(
   write: <T>(work: () => T) => Promise<T>,
   statement: (sql: string) => Database.Statement,
 ): SqliteIdempotency {
-  const bump = (owner: string, changed: boolean, keys: number) => {
-    statement(
-      `INSERT INTO owner_versions (owner, version, idempotency_keys) VALUES (?, ?, ?)
-       ON CONFLICT (owner) DO UPDATE SET version = version + excluded.version,
-         idempotency_keys = max(0, idempotency_keys + excluded.idempotency_keys)`,
-    ).run(owner, changed ? 1 : 0, keys);
-  };
+  const bump = (owner: string, changed: boolean, keys: number): string =>
+    String(
+      statement(
+        `INSERT INTO owner_versions (owner, version, idempotency_keys) VALUES (?, ?, ?)
+         ON CONFLICT (owner) DO UPDATE SET version = version + excluded.version,
+           idempotency_keys = max(0, idempotency_keys + excluded.idempotency_keys)
+         RETURNING version`,
+      )
+        .pluck()
+        .safeIntegers(true)
+        .get(owner, changed ? 1 : 0, keys),
+    );
   const find = (owner: string, key: string) =>
     statement('SELECT fingerprint, status, body, created_at FROM idempotency_keys WHERE owner = ? AND key = ?').get(
       owner,

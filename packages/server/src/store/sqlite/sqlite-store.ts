@@ -117,19 +117,20 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     }
   };
 
-  // The plant, its webhook events and the owner's new version, in one savepoint of the write's transaction.
-  const insertWithEvent = (owner: string, plant: StoredPlant): boolean => {
+  // The plant, its webhook events and the owner's new version, in one savepoint of the write's transaction; `moved`
+  // hears that version when the plant was new.
+  const insertWithEvent = (owner: string, plant: StoredPlant, moved: (version: string) => void): boolean => {
     const insert = statement(
       'INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT (owner, id) DO NOTHING',
     );
     return outbox.createWithEvent(owner, plant, () => {
       const inserted = insert.run(owner, plant.id, plant.name, plant.tag ?? null).changes === 1;
-      if (inserted) idempotency.bump(owner, true, 0);
+      if (inserted) moved(idempotency.bump(owner, true, 0));
       return inserted;
     });
   };
-  const committedCreate = (owner: string, id: bigint) => {
-    pages.forgetIf(owner, (page, after) => pageChangedBy('create', id, page, after));
+  const committedCreate = (owner: string, id: bigint, version: string) => {
+    pages.afterWrite(owner, version, (page, after) => pageChangedBy('create', id, page, after));
     outbox.committed();
   };
 
@@ -138,13 +139,17 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     kind: 'sqlite',
     plants: {
       async create(owner, plant) {
-        const created = await write(() => insertWithEvent(owner, plant));
-        if (created) committedCreate(owner, plant.id);
+        let version = '';
+        const created = await write(() => insertWithEvent(owner, plant, (moved) => (version = moved)));
+        if (created) committedCreate(owner, plant.id, version);
         return created;
       },
       async createOnce(owner, plant, claim) {
-        const outcome = await write(() => idempotency.createOnce(owner, claim, () => insertWithEvent(owner, plant)));
-        if (outcome === true) committedCreate(owner, plant.id);
+        let version = '';
+        const outcome = await write(() =>
+          idempotency.createOnce(owner, claim, () => insertWithEvent(owner, plant, (moved) => (version = moved))),
+        );
+        if (outcome === true) committedCreate(owner, plant.id, version);
         return outcome;
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
@@ -174,15 +179,12 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       },
       async delete(owner, id) {
         const remove = statement('DELETE FROM plants WHERE owner = ? AND id = ?');
-        const deleted = await write(
-          db.transaction(() => {
-            const removed = remove.run(owner, id).changes === 1;
-            if (removed) idempotency.bump(owner, true, 0);
-            return removed;
-          }),
+        const version = await write(
+          db.transaction(() => (remove.run(owner, id).changes === 1 ? idempotency.bump(owner, true, 0) : undefined)),
         );
-        if (deleted) pages.forgetIf(owner, (page, after) => pageChangedBy('delete', id, page, after));
-        return deleted;
+        if (version === undefined) return false;
+        pages.afterWrite(owner, version, (page, after) => pageChangedBy('delete', id, page, after));
+        return true;
       },
     },
     tokens: {

@@ -83,6 +83,26 @@ describe('ETag and If-None-Match on getPlants', () => {
     expect(deleted.headers.etag).not.toBe(before);
   });
 
+  it('answers 200 with a new ETag after a create or delete the cached page cannot show (beyond a full page)', async () => {
+    const carol = await one.token('carol');
+    for (const id of [1, 2, 3]) await create(one, carol, { id, name: `c${id}` });
+    // A full first page of two (more follow): creating or deleting beyond its last plant leaves its content as it is.
+    const before = await list(one, carol, '?limit=2');
+    expect(before.json()).toEqual([{ name: 'c1' }, { name: 'c2' }]);
+    await create(one, carol, { id: 9, name: 'beyond' });
+    const created = await list(one, carol, '?limit=2', { 'if-none-match': String(before.headers.etag) });
+    expect(created.status).toBe(200);
+    expect(created.json()).toEqual([{ name: 'c1' }, { name: 'c2' }]);
+    expect(created.headers.etag).not.toBe(before.headers.etag);
+    // The same tag again while nothing changes: the page kept its place in the cache, with the new version.
+    expect((await list(one, carol, '?limit=2', { 'if-none-match': String(created.headers.etag) })).status).toBe(304);
+    await call(one.app, { method: 'DELETE', url: '/plants/9', path: '/plants/{id}', token: carol });
+    const deleted = await list(one, carol, '?limit=2', { 'if-none-match': String(created.headers.etag) });
+    expect(deleted.status).toBe(200);
+    expect(deleted.headers.etag).not.toBe(created.headers.etag);
+    expect(deleted.headers.etag).not.toBe(before.headers.etag);
+  });
+
   it('keeps the ETag when a create is refused, and when another principal writes', async () => {
     const before = await etagOf(one, alice);
     expect((await create(one, alice, { id: 1, name: 'Fern' })).status).toBe(409);
