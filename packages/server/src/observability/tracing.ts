@@ -1,10 +1,27 @@
 // OpenTelemetry tracing, loaded only when the OTEL_* variables turn it on (server.ts imports this module
-// dynamically, so with tracing off not one OpenTelemetry module is loaded). The Node SDK reads the standard
-// variables itself (endpoint, protocol, headers, service name, sampler); @fastify/otel makes the server span of each
-// request, continuing a W3C traceparent the caller sent, and the store decorator makes a child span per store call.
+// dynamically, so with tracing off not one OpenTelemetry module is loaded). Only the pieces traces need are installed
+// (not @opentelemetry/sdk-node, which brings every exporter, gRPC included): a tracer provider with a batch
+// processor, the OTLP/HTTP (JSON) exporter, which reads its endpoint, headers and timeout from the standard
+// variables, W3C trace context, and the sampler and resource the standard variables name. @fastify/otel makes the
+// server span of each request, continuing a W3C traceparent the caller sent, and the store decorator makes a child
+// span per store call.
 import { FastifyOtelInstrumentation } from '@fastify/otel';
-import { context, SpanStatusCode, trace } from '@opentelemetry/api';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import { context, propagation, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  ParentBasedSampler,
+  type Sampler,
+  type SpanExporter,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import type { FastifyPluginCallback, FastifyRequest } from 'fastify';
 import { redactedUrlAttributes } from '../http/url-redaction.js';
 import type { SpanAround } from './instrumented-store.js';
@@ -40,11 +57,18 @@ export function startTracing(env: Record<string, string | undefined> = process.e
       span.setAttributes(redactedUrlAttributes(request.url));
     },
   });
-  const sdk = new NodeSDK({
-    ...(env.OTEL_SERVICE_NAME ? {} : { serviceName: SERVICE_NAME }),
-    instrumentations: [instrumentation],
+  const named = env.OTEL_SERVICE_NAME ? {} : { 'service.name': SERVICE_NAME };
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes(named).merge(detectResources({ detectors: [envDetector] })),
+    sampler: samplerFromEnv(env),
+    spanProcessors: exporterFromEnv(env).map((exporter) => new BatchSpanProcessor({ exporter })),
   });
-  sdk.start();
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
+  // @fastify/otel (CommonJS) took its tracer from its own copy of the API when it was constructed, before any provider
+  // was registered: hand it the provider itself (as the Node SDK's registerInstrumentations did).
+  instrumentation.setTracerProvider(provider);
   const tracer = trace.getTracer(SERVICE_NAME);
   return {
     plugin: instrumentation.plugin(),
@@ -68,6 +92,41 @@ export function startTracing(env: Record<string, string | undefined> = process.e
       if (!spanContext || !trace.isSpanContextValid(spanContext)) return undefined;
       return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
     },
-    shutdown: () => sdk.shutdown(),
+    shutdown: () => provider.shutdown(),
   };
+}
+
+/** OTEL_TRACES_EXPORTER: `otlp` (the default) over HTTP with JSON, `console`, or `none`. */
+function exporterFromEnv(env: Record<string, string | undefined>): SpanExporter[] {
+  const names = (env.OTEL_TRACES_EXPORTER ?? 'otlp').split(',').map((name) => name.trim().toLowerCase());
+  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim();
+  if (protocol && protocol !== 'http/json') {
+    process.emitWarning(
+      `OTEL_EXPORTER_OTLP_PROTOCOL=${protocol}: this service exports OTLP over HTTP with JSON only (port 4318); ` +
+        'http/json is used',
+    );
+  }
+  return names.flatMap((name): SpanExporter[] =>
+    name === 'none' ? [] : name === 'console' ? [new ConsoleSpanExporter()] : [new OTLPTraceExporter()],
+  );
+}
+
+/** OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG, as the specification names them; parentbased_always_on by default. */
+function samplerFromEnv(env: Record<string, string | undefined>): Sampler {
+  const ratio = Number(env.OTEL_TRACES_SAMPLER_ARG ?? 1);
+  const root = new TraceIdRatioBasedSampler(Number.isFinite(ratio) ? ratio : 1);
+  switch (env.OTEL_TRACES_SAMPLER?.trim().toLowerCase()) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return root;
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
 }

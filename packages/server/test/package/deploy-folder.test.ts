@@ -29,6 +29,8 @@ const CAN_UNSHARE = spawnSync('unshare', ['--pid', '--fork', 'true']).status ===
 let work: string;
 let deploy: string;
 let bin: string;
+/** What the deploy command printed (pnpm's warnings included). */
+let deployOutput: string;
 const processes: ServerProcess[] = [];
 // Only what a container would have: no NODE_OPTIONS, no NODE_PATH, nothing from the test run.
 const baseEnv = { PATH: process.env.PATH };
@@ -39,7 +41,8 @@ beforeAll(async () => {
   const command = /^RUN (npx -y pnpm@\S+ --filter @plant-store\/server deploy [^\n]*) \/deploy$/m.exec(DOCKERFILE)?.[1];
   if (!command) throw new Error('the Dockerfile has no `pnpm --filter @plant-store/server deploy ... /deploy` step');
   const [executable, ...args] = command.split(' ');
-  await run(executable!, [...args, '--prefer-offline', deploy], { cwd: ROOT, timeout: 180_000 });
+  const deployed = await run(executable!, [...args, '--prefer-offline', deploy], { cwd: ROOT, timeout: 180_000 });
+  deployOutput = `${deployed.stdout}${deployed.stderr}`;
   bin = join(deploy, 'bin/plant-store.js');
 }, 200_000);
 
@@ -74,6 +77,19 @@ describe('the Dockerfile', () => {
 });
 
 describe('the deploy folder', () => {
+  it('installs without an unmet peer, with the OTLP/HTTP trace exporter alone (no gRPC, no other exporter)', () => {
+    expect(deployOutput).not.toMatch(/unmet peer|Issues with peer dependencies/i);
+    const installed = readdirSync(join(deploy, 'node_modules/.pnpm'));
+    expect(installed).toContainEqual(expect.stringMatching(/^@opentelemetry\+exporter-trace-otlp-http@/));
+    const unused = /grpc|protobufjs|@opentelemetry\+(sdk-node|exporter-(?!trace-otlp-http))|under-pressure/;
+    expect(installed.filter((name) => unused.test(name))).toEqual([]);
+    // 109 MB with @opentelemetry/sdk-node (every exporter, gRPC included), 88 MB without (`du -sh`, linux-x64; of
+    // which better-sqlite3 is 27 MB).
+    const kilobytes = Number(spawnSync('du', ['-sk', deploy], { encoding: 'utf8' }).stdout.split('\t')[0]);
+    expect(kilobytes).toBeGreaterThan(0);
+    expect(kilobytes).toBeLessThan(95 * 1024);
+  });
+
   it('holds the compiled server and its production dependencies, nothing else', () => {
     expect(readdirSync(deploy).sort()).toEqual(['bin', 'dist', 'node_modules', 'package.json']);
     const topLevel = readdirSync(join(deploy, 'node_modules'))

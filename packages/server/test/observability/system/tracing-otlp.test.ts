@@ -192,8 +192,10 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(JSON.stringify(spans)).not.toContain('TRACESECRET');
   });
 
-  it('loads the OpenTelemetry SDK', () => {
-    expect(sdkModules(server)).toContainEqual(expect.stringContaining('/@opentelemetry/sdk-node/'));
+  it('loads the trace SDK and the OTLP/HTTP exporter, not the whole Node SDK', () => {
+    expect(sdkModules(server)).toContainEqual(expect.stringContaining('/@opentelemetry/sdk-trace/'));
+    expect(sdkModules(server)).toContainEqual(expect.stringContaining('/@opentelemetry/exporter-trace-otlp-http/'));
+    expect(sdkModules(server)).not.toContainEqual(expect.stringContaining('/@opentelemetry/sdk-node/'));
     expect(sdkModules(server)).toContainEqual(expect.stringContaining('/@fastify/otel/'));
   });
 });
