@@ -12,23 +12,33 @@ if (major < 22) {
   process.exit(2);
 }
 
-// A server sizes V8's young generation itself: left alone, V8 on Node 24 grows each semi-space to 64 MB under load (a
-// 128 MB young generation, most of the process's memory), while requests' garbage dies young and fits in far less.
-// Unless NODE_OPTIONS or the command line already set it, `serve` re-executes this very process (same pid, so
-// supervisors and signals are unaffected) with the flag, which V8 only reads at start-up. docs/benchmarks.md has the
-// trade-off measured.
-const SEMI_SPACE_MB = 2;
+// A server sizes its memory itself, with flags V8 and glibc read only at start-up, so `serve` re-executes this very
+// process (same pid, so supervisors and signals are unaffected) with those NODE_OPTIONS or the command line do not
+// already set; docs/benchmarks.md has the figures.
+// - A 2 MB semi-space: left alone, V8 on Node 24 grows each semi-space to 64 MB under load (a 128 MB young
+//   generation), while requests' garbage dies young and fits in far less.
+// - A 1 GiB ceiling on the old generation: V8 lets the heap grow to as much as 4 times its live size between major
+//   collections when the ceiling is large (4 GiB by default on a machine of 16 GiB or more), and to about 1.5 times
+//   under this one; the service's live heap is tens of MB (its caches are bounded in bytes).
+// - MALLOC_ARENA_MAX=2: glibc gives each thread that allocates (libuv's pool, V8's workers) an arena of its own.
+const SIZING = [
+  ['--max-semi-space-size', /^--(max|min)-semi-space-size/, '2'],
+  ['--max-old-space-size', /^--max-old-space-size/, '1024'],
+];
 const command = process.argv[2] ?? 'serve';
-const sized = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((flag) =>
-  /^--(max|min)-semi-space-size/.test(flag),
-);
-if (command === 'serve' && !sized && typeof process.execve === 'function') {
-  process.execve(process.execPath, [
+const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+const missing = SIZING.filter(([, pattern]) => !given.some((flag) => pattern.test(flag)));
+if (command === 'serve' && missing.length > 0 && typeof process.execve === 'function') {
+  process.execve(
     process.execPath,
-    `--max-semi-space-size=${SEMI_SPACE_MB}`,
-    ...process.execArgv,
-    ...process.argv.slice(1),
-  ]);
+    [
+      process.execPath,
+      ...missing.map(([flag, , value]) => `${flag}=${value}`),
+      ...process.execArgv,
+      ...process.argv.slice(1),
+    ],
+    { MALLOC_ARENA_MAX: '2', ...process.env },
+  );
 }
 
 const cli = new URL('../dist/cli/main.js', import.meta.url);

@@ -24,15 +24,31 @@ async function serve(name: string, env: Record<string, string> = {}) {
 const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
 
 describe('a serving process', () => {
-  it('runs with a small young generation, in the very process that was started', async () => {
+  it('runs with a small young generation, an old-generation ceiling and two malloc arenas, in the very process that was started', async () => {
     const server = await serve('sized');
     expect(commandLine(server.child.pid!)).toContain('--max-semi-space-size=2');
+    expect(commandLine(server.child.pid!)).toContain('--max-old-space-size=1024');
+    expect(readFileSync(`/proc/${server.child.pid!}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
-  it('keeps the young generation NODE_OPTIONS asks for', async () => {
-    const server = await serve('asked', { NODE_OPTIONS: '--max-semi-space-size=8' });
-    expect(commandLine(server.child.pid!)).not.toContain('--max-semi-space-size=2');
+  it('keeps the sizes NODE_OPTIONS and the environment ask for', async () => {
+    const server = await serve('asked', {
+      NODE_OPTIONS: '--max-semi-space-size=8 --max-old-space-size=2048',
+      MALLOC_ARENA_MAX: '4',
+    });
+    const line = commandLine(server.child.pid!);
+    expect(line).not.toContain('--max-semi-space-size=2');
+    expect(line).not.toContain('--max-old-space-size=1024');
+    expect(readFileSync(`/proc/${server.child.pid!}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=4');
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it('adds only the size NODE_OPTIONS leaves out', async () => {
+    const server = await serve('half', { NODE_OPTIONS: '--max-old-space-size=2048' });
+    const line = commandLine(server.child.pid!);
+    expect(line).toContain('--max-semi-space-size=2');
+    expect(line).not.toContain('--max-old-space-size=1024');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
