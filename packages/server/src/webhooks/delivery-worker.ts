@@ -196,18 +196,18 @@ export function startDeliveryWorker(
     done: () => void;
     failed: (e: unknown) => void;
   }[] = [];
-  let settleTimer: NodeJS.Timeout | undefined;
   function settleSoon(id: number, outcome: DeliveryOutcome, now: number, circuit?: CircuitUpdate): Promise<void> {
     return new Promise((done, failed) => {
       settling.push({ id, outcome, now, circuit, done, failed });
-      settleTimer ??= setTimeout(() => {
-        settleTimer = undefined;
-        const batch = settling;
-        settling = [];
-        // Started in one turn of the event loop, so SQLite's group commit puts them in one transaction.
-        for (const item of batch)
-          repository.settle(item.id, item.outcome, item.now, item.circuit).then(item.done, item.failed);
-      }, BATCH_MS);
+      // The first settlement since the last batch schedules the next one.
+      if (settling.length === 1)
+        setTimeout(() => {
+          const batch = settling;
+          settling = [];
+          // Started in one turn of the event loop, so SQLite's group commit puts them in one transaction.
+          for (const item of batch)
+            repository.settle(item.id, item.outcome, item.now, item.circuit).then(item.done, item.failed);
+        }, BATCH_MS);
     });
   }
 
