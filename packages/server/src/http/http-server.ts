@@ -2,13 +2,15 @@
 // to the app (expect-continue.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
+import { processConnectionBound } from './connection-bound.js';
 
 type Timeouts = Pick<Config, 'requestTimeoutMs' | 'keepAliveTimeoutMs'>;
 
 /** Fastify's serverFactory: a plain node:http server with the configured timeouts. */
 export function httpServerFactory(config: Timeouts) {
-  return (handler: (request: IncomingMessage, response: ServerResponse) => void) =>
-    createServer(
+  const maxConnections = processConnectionBound();
+  return (handler: (request: IncomingMessage, response: ServerResponse) => void) => {
+    const server = createServer(
       {
         requestTimeout: config.requestTimeoutMs,
         headersTimeout: Math.min(config.requestTimeoutMs, 60_000),
@@ -19,4 +21,8 @@ export function httpServerFactory(config: Timeouts) {
       handler,
       // With a listener here Node no longer answers `Expect: 100-continue` by itself: see expect-continue.ts.
     ).on('checkContinue', handler);
+    // Below the descriptor limit: see connection-bound.ts.
+    if (maxConnections !== undefined) server.maxConnections = maxConnections;
+    return server;
+  };
 }
