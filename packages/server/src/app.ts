@@ -17,7 +17,7 @@ import { httpServerFactory } from './http/http-server.js';
 import { BODY_LIMIT, registerJsonBodyParser } from './http/json-body.js';
 import { refusalKeeper } from './http/kept-refusals.js';
 import { registerLoadShedding } from './http/load-shedding.js';
-import { loggerOptions } from './http/logger.js';
+import { AccessLog, loggerOptions } from './http/logger.js';
 import { registerNotFoundHandler } from './http/not-found.js';
 import { type Contract, loadContract } from './http/openapi-document.js';
 import { registerOperationalRoutes } from './http/operational-routes.js';
@@ -72,8 +72,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: loggerOptions(config.logLevel),
     genReqId: bench.requestId ?? requestId,
     requestIdHeader: false,
-    // With tracing on, "incoming request" is written once the span exists, with its trace id (observe-app.ts).
-    ...(observability.tracing ? { logController: new TracedRequestLog() } : {}),
+    // One line per request (http/logger.ts); with tracing on, bound to its trace (observe-app.ts).
+    logController: observability.tracing ? new TracedRequestLog() : new AccessLog(),
     bodyLimit: BODY_LIMIT,
     // HEAD works wherever GET does (RFC 9110; load balancers probe with it), with no body.
     exposeHeadRoutes: true,

@@ -1,6 +1,7 @@
 // What buildApp adds when metrics or tracing are on: the store decorated, the HTTP metrics hooks, the request span,
 // and log lines that carry the trace id beside the request id. Nothing at all when both are off.
-import { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AccessLog } from '../http/logger.js';
 import type { Store } from '../store/store.js';
 import { registerHttpMetrics } from './http-metrics.js';
 import { instrumentStore } from './instrumented-store.js';
@@ -34,11 +35,11 @@ export async function registerObservability(
 }
 
 /**
- * Fastify writes "incoming request" before any hook has run, so before the span exists: with tracing on, the app's
- * log controller leaves that line to the hook below, which writes it from a logger bound to the trace. Every later
- * line of the request ("request completed", errors) goes through that logger too.
+ * Fastify writes "incoming request" (at debug) before any hook has run, so before the span exists: with tracing on,
+ * the app's log controller leaves that line to the hook below, which writes it from a logger bound to the trace.
+ * Every later line of the request ("request completed", errors) goes through that logger too.
  */
-export class TracedRequestLog extends LogController {
+export class TracedRequestLog extends AccessLog {
   override incomingRequest(): void {}
 }
 
@@ -52,7 +53,7 @@ function registerTraceLogging(
       request.log = request.log.child(bindings);
       reply.log = request.log;
     }
-    request.log.info({ req: request }, 'incoming request');
+    request.log.debug({ req: request }, 'incoming request');
     done();
   });
 }

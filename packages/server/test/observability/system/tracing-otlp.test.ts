@@ -91,6 +91,8 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '50',
       OTEL_SERVICE_NAME: 'plant-store-under-test',
+      // debug adds the "incoming request" line to the one "request completed" line of info: both carry the trace.
+      LOG_LEVEL: 'debug',
     });
     token = await tokenFor(`traced-${randomBytes(4).toString('hex')}`);
   });

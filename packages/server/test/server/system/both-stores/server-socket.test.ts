@@ -94,7 +94,8 @@ describe('the server process', () => {
     await setup.migrate();
     const { token: termToken } = await issueToken(setup.tokens, { subject: 'term' });
     await setup.close();
-    const proc = await startServerProcess({ DATABASE_URL: databaseUrl });
+    // debug: the "incoming request" line says when the headers have been read.
+    const proc = await startServerProcess({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'debug' });
     const { port } = new URL(proc.url);
     const body = '{"id": 1, "name": "in flight"}';
     const socket = connect(Number(port), '127.0.0.1');
@@ -125,7 +126,9 @@ describe('the server process', () => {
     const proc = await startServerProcess({ DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}` });
     try {
       await fetch(`${proc.url}/plants?access_token=pst_leaked`, { headers: { 'x-request-id': 'trace-logs-1' } });
-      await fetch(`${proc.url}/plants`, { headers: { authorization: 'Bearer pst_also_secret' } });
+      await fetch(`${proc.url}/plants`, {
+        headers: { authorization: 'Bearer pst_also_secret', 'x-request-id': 'trace-logs-2' },
+      });
       await waitFor(
         'both requests to be logged as completed',
         () => (proc.output().match(/"request completed"/g)?.length ?? 0) >= 2,
@@ -134,8 +137,26 @@ describe('the server process', () => {
         .output()
         .trim()
         .split('\n')
-        .map((line) => JSON.parse(line) as { reqId?: string; msg: string });
-      expect(lines.filter((line) => line.reqId === 'trace-logs-1').length).toBeGreaterThanOrEqual(2);
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              reqId?: string;
+              msg: string;
+              req?: { method: string; url: string };
+              res?: { statusCode: number };
+              responseTime?: number;
+            },
+        );
+      expect(lines.filter((line) => line.reqId === 'trace-logs-1').length).toBeGreaterThanOrEqual(1);
+      // At info, a request is one access line, written when it is answered (a refusal adds its reason's line).
+      const second = lines.filter((line) => line.reqId === 'trace-logs-2' && line.msg !== 'request refused');
+      expect(second).toHaveLength(1);
+      expect(second[0]).toMatchObject({
+        msg: 'request completed',
+        req: { method: 'GET', url: '/plants' },
+        res: { statusCode: 401 },
+      });
+      expect(second[0]!.responseTime).toBeGreaterThan(0);
       expect(proc.output()).not.toContain('pst_leaked');
       expect(proc.output()).not.toContain('pst_also_secret');
     } finally {
