@@ -50,7 +50,7 @@ const benchOff = (name: string, switchName: string, how: string, budgetUs: numbe
 /** Every layer the bench prices; `--layers a,b` picks some by name. */
 export function layers(receiverUrl: string): Layer[] {
   return [
-    off('logging', '`LOG_LEVEL=silent` (default `info`: two lines per request)', { LOG_LEVEL: 'silent' }, 8),
+    off('logging', '`LOG_LEVEL=silent` (default `info`: one line per request)', { LOG_LEVEL: 'silent' }, 8),
     off('metrics', '`METRICS_PORT=off`', { METRICS_PORT: 'off' }, 3),
     off(
       'rate limits',
