@@ -60,7 +60,10 @@ export function createSecurityHandlers(
         // Node keeps only the first of several Authorization headers; which one counts must not be a guess.
         const raw = request.raw.rawHeaders;
         let authorizations = 0;
-        for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') authorizations++;
+        for (let i = 0; i < raw.length; i += 2) {
+          const name = raw[i]!;
+          if (name.length === 13 && name.toLowerCase() === 'authorization') authorizations++;
+        }
         if (authorizations > 1) {
           throw new ApiError(400, 'send exactly one Authorization header', {
             'www-authenticate': `Bearer ${REALM}, error="invalid_request"`,
