@@ -53,7 +53,7 @@ docs/benchmarks.md and docs/benchmarks.svg. Needs Debian's wrk (apt-get install 
   --no-open           skip the open-loop latency runs
   --no-postgres       skip the PostgreSQL targets (also skipped when pg_isready fails)
   --no-scale          skip the cost-growth runs (1k, 100k, 1M plants)
-  --layers [LIST]     only price the layers (all, or the comma-separated names), print the table, write nothing
+  --layers all|LIST  only price the layers (all, or the comma-separated names), print the table, write nothing
   --no-layers         skip the layer pricing in a full run
   --layer-rounds N    rounds of the layer pricing (default: --rounds)
   --port N            the first server's port (default 3950)
