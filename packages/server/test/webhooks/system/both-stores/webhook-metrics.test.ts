@@ -58,7 +58,11 @@ describe('webhook metrics', () => {
       const text = await scrape();
       return sampleValue(text, 'plant_store_webhook_circuit_open', { subscription: badId }) === 1;
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The deliveries are settled in batches after they are counted: wait until the healthy queue shows empty.
+    await waitFor('the healthy queue to be settled', async () => {
+      const text = await scrape();
+      return sampleValue(text, 'plant_store_webhook_backlog', { subscription: goodId }) === 0;
+    });
     const text = await scrape();
     expect(sampleValue(text, 'plant_store_webhook_attempts_total', { subscription: goodId, outcome: 'retry' })).toBe(1);
     expect(sampleValue(text, 'plant_store_webhook_retries_total', { subscription: goodId })).toBe(1);
