@@ -336,7 +336,7 @@ export function plans(operations: ContractOperation[], context: GenerationContex
   return fc.oneof(...usable.map((operation) => plansFor(operation, context)));
 }
 
-/** Values at and just beyond each bound of each parameter and body field, one per request: the edges first. */
+/** Values at and just beyond each bound of each parameter and body field, one per request, and a HEAD for a GET: the edges first. */
 export function edgePlans(operation: ContractOperation, fresh: () => Shape): Plan[] {
   const out: Plan[] = [];
   const credentials: Credentials = { kind: 'token', principal: 'token' };
@@ -352,6 +352,8 @@ export function edgePlans(operation: ContractOperation, fresh: () => Shape): Pla
       );
     }
   }
+  // HEAD wherever GET is served, in every run (the generated plans pick it only now and then).
+  if (operation.method === 'GET') at('head', fresh());
   if (operation.body) {
     const fields = flattenProperties(operation.body);
     for (const [name, schema] of Object.entries(fields)) {
