@@ -70,6 +70,13 @@ describe('rate limits across instances', () => {
       start({ REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_MS: '60000' }),
       start({ REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_MS: '60000' }),
     ]);
+    // Counters are shared once each instance's Redis connection is ready (until then each limits on its own).
+    for (const server of shared) {
+      await waitFor('the instance to share its counters through Redis', async () => {
+        const answer = await fetch(`${server.url}/readyz`);
+        return answer.status === 200 && ((await answer.json()) as { status: string }).status === 'ok';
+      });
+    }
     const sharedToken = await tokenFor(`rl-shared-${randomBytes(4).toString('hex')}`);
     const sharedStatuses: number[] = [];
     for (let i = 0; i < 6; i++) sharedStatuses.push((await send(`${shared[i % 2]!.url}/plants`, sharedToken)).status);

@@ -27,14 +27,14 @@ function serve(
   env: Record<string, string>,
   args: string[] = [],
   limitMs = 45_000,
-  started?: (primary: number) => void,
+  started?: (primary: number, output: () => string) => void,
 ) {
   const child = spawn(process.execPath, [BIN, 'serve', ...args], {
     env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, 'x.db')}`, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  started?.(child.pid!);
   let output = '';
+  started?.(child.pid!, () => output);
   child.stdout.on('data', (chunk) => {
     output += chunk;
   });
@@ -73,12 +73,15 @@ describe('a failed start-up exits', () => {
     await new Promise((resolve) => free.close(resolve));
     const database = join(dir, 'lost.db');
     let primary = 0;
+    let outputSoFar = () => '';
     const ended = serve(
-      { PORT: String(api), METRICS_PORT: 'off', DATABASE_URL: `sqlite:${database}` },
+      // info: each worker says when it listens ("Server listening at ...").
+      { PORT: String(api), METRICS_PORT: 'off', DATABASE_URL: `sqlite:${database}`, LOG_LEVEL: 'info' },
       ['--workers', '2'],
       60_000,
-      (pid) => {
+      (pid, output) => {
         primary = pid;
+        outputSoFar = output;
       },
     );
     // Both workers serve, then the database goes and one worker crashes: its replacement, a second later, must not
@@ -89,7 +92,8 @@ describe('a failed start-up exits', () => {
         () => false,
       );
       const workers = readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8').trim().split(/\s+/);
-      if (ready && workers.length === 2) break;
+      const listening = outputSoFar().match(/Server listening at/g)?.length ?? 0;
+      if (ready && workers.length === 2 && listening >= 2) break;
       if (i > 300) throw new Error('the workers did not start');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
