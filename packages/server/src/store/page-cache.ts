@@ -95,16 +95,6 @@ export class PageCache<Value = PlantPage> {
     for (const id of [...(this.#keysByOwner.get(owner) ?? [])]) this.#remove(id);
   }
 
-  /** Forgets those of the owner's pages that `changed` says a write may have altered. */
-  forgetIf(owner: string, changed: (page: Value, after: bigint | undefined) => boolean): void {
-    const keys = this.#keysByOwner.get(owner);
-    if (!keys) return;
-    for (const id of [...keys]) {
-      const entry = this.#pages.get(id);
-      if (entry && changed(entry.page, entry.after)) this.#remove(id);
-    }
-  }
-
   /**
    * After a write that moved the owner's data `version`: forgets the pages `changed` says it may have altered, and
    * gives the others that version (their content is the same, but their ETag must move with every write, so a client

@@ -57,14 +57,15 @@ describe('pageChangedBy', () => {
     expect(pageChangedBy('delete', 25n, full, 5n)).toBe(true); // maybe the only plant after the page
   });
 
-  it('lets forgetIf drop only the pages a change may alter', () => {
+  it('lets afterWrite drop only the pages a change may alter, and give the others the new version', () => {
     const cache = new PageCache();
     cache.set('ann', '10:', pageOf('[1]', { lastId: 10n, hasMore: true, version: '1' }));
     cache.set('ann', '10:10', pageOf('[2]', { lastId: 20n, hasMore: false, version: '1' }), 10n);
     cache.set('ben', '10:', pageOf('[3]', { lastId: 10n, hasMore: false, version: '1' }));
-    cache.forgetIf('ann', (page, after) => pageChangedBy('create', 15n, page, after));
+    cache.afterWrite('ann', '2', (page, after) => pageChangedBy('create', 15n, page, after));
     expect(cache.get('ann', '10:')).toBeDefined();
+    expect(cache.get('ann', '10:')?.version).toBe('2');
     expect(cache.get('ann', '10:10')).toBeUndefined();
-    expect(cache.get('ben', '10:')).toBeDefined();
+    expect(cache.get('ben', '10:')?.version).toBe('1');
   });
 });
