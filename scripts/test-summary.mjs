@@ -1,8 +1,10 @@
 // Prints vitest's JSON report as the one plain line CI reads: `N passed, N failed, N skipped`.
 // `--total a.json b.json ...` adds several reports up (one per Node line); a missing report counts as one failure.
-// Each failed test is named first, on its own `failed: <file> > <test>` line, so a CI log's tail says what broke.
+// Each failed test is named first, on its own `failed: <file> > <test>` line followed by the start of its failure
+// message (indented), so a CI log's tail says what broke and why.
 import { readFileSync } from 'node:fs';
 
+const MESSAGE_LINES = 60;
 const args = process.argv.slice(2);
 const total = args[0] === '--total';
 const files = total ? args.slice(1) : [args[0] ?? '.tmp/vitest.json'];
@@ -27,7 +29,11 @@ for (const file of files) {
       );
     }
     for (const test of result.assertionResults) {
-      if (test.status === 'failed') console.log(`failed: ${file} > ${test.fullName ?? test.title}`);
+      if (test.status !== 'failed') continue;
+      console.log(`failed: ${file} > ${test.fullName ?? test.title}`);
+      // The start of why, indented: a CI log keeps only its tail, and a flaky failure may not come back.
+      const why = (test.failureMessages ?? []).join('\n').split('\n').slice(0, MESSAGE_LINES);
+      for (const line of why) console.log(`    ${line.slice(0, 300)}`);
     }
   }
   sum.passed += report.numPassedTests;
