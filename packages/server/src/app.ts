@@ -17,7 +17,7 @@ import { httpServerFactory } from './http/http-server.js';
 import { BODY_LIMIT, registerJsonBodyParser } from './http/json-body.js';
 import { refusalKeeper } from './http/kept-refusals.js';
 import { registerLoadShedding } from './http/load-shedding.js';
-import { AccessLog, loggerOptions } from './http/logger.js';
+import { AccessLog, loggerOptions, requestLog } from './http/logger.js';
 import { registerNotFoundHandler } from './http/not-found.js';
 import { type Contract, loadContract } from './http/openapi-document.js';
 import { registerOperationalRoutes } from './http/operational-routes.js';
@@ -74,6 +74,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: false,
     // One line per request (http/logger.ts); with tracing on, bound to its trace (observe-app.ts).
     logController: observability.tracing ? new TracedRequestLog() : new AccessLog(),
+    childLoggerFactory: requestLog,
     bodyLimit: BODY_LIMIT,
     // HEAD works wherever GET does (RFC 9110; load balancers probe with it), with no body.
     exposeHeadRoutes: true,

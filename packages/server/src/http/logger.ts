@@ -1,9 +1,19 @@
 // The service log: JSON lines at the configured level, each with the request id; off when the level is `silent`.
 // A request is one line at `info` ("request completed": method, redacted URL, address, status, time), written when
-// its answer is done, as an access log is; `debug` adds an "incoming request" line when it arrives. Two lines per
-// request cost the hot read about as much CPU as all the rest of its hooks (docs/benchmarks.md, layer table).
-import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
-import { destination } from 'pino';
+// its answer is done, as an access log is; `debug` adds an "incoming request" line when it arrives.
+//
+// What a request costs the log is priced in docs/benchmarks.md (layer table): pino's child logger per request and
+// its generic serialization of the line were most of it. So a request's logger is made only when the request writes
+// something beside its access line (a refusal's reason, an error), and the access line, whose fields are fixed, is
+// written as text straight to pino's stream, in the very shape pino gives it (test/http/unit/access-log.test.ts).
+import {
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
+import { type Bindings, type ChildLoggerOptions, destination, type LevelWithSilent, type Logger, symbols } from 'pino';
 import type { LogLevel } from '../config.js';
 import { redactQuery } from './url-redaction.js';
 
@@ -26,6 +36,103 @@ export function loggerOptions(level: LogLevel): FastifyServerOptions['logger'] {
   };
 }
 
+const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const;
+type Method = keyof typeof LEVELS;
+
+/**
+ * A request's logger, as Fastify's childLoggerFactory makes it: pino's child with the request id, made the first time
+ * a line at an enabled level is written (most requests write none but their access line).
+ */
+export class RequestLog {
+  #child: Logger | undefined;
+
+  constructor(
+    readonly root: Logger,
+    readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  /** pino's child logger, made now if it was not yet. */
+  get pino(): Logger {
+    this.#child ??= this.root.child(this.bindings, this.options);
+    return this.#child;
+  }
+
+  get level(): LevelWithSilent {
+    return this.pino.level as LevelWithSilent;
+  }
+
+  set level(level: LevelWithSilent) {
+    this.pino.level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return this.root.isLevelEnabled(level);
+  }
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): Logger {
+    return this.pino.child(bindings, options);
+  }
+
+  #write(method: Method, args: unknown[]): void {
+    if (this.root.levelVal > LEVELS[method]) return;
+    (this.pino[method] as (...line: unknown[]) => void)(...args);
+  }
+
+  fatal(...args: unknown[]): void {
+    this.#write('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.#write('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.#write('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.#write('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.#write('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.#write('trace', args);
+  }
+}
+
+/** Fastify's childLoggerFactory: a RequestLog, unless a route asks for its own level or serializers. */
+export function requestLog(
+  this: unknown,
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
+  if (options.level !== undefined || options.serializers !== undefined) return logger.child(bindings, options);
+  return new RequestLog(logger as Logger, bindings, options) as unknown as FastifyBaseLogger;
+}
+
+const text = JSON.stringify;
+
+/**
+ * The access line of a request, as pino writes `log.info({ req, res, responseTime }, 'request completed')` with the
+ * serializers above: the same keys in the same order, so a reader of the log cannot tell which wrote it.
+ */
+export function accessLine(
+  time: number,
+  root: Logger,
+  bindings: Bindings,
+  request: { method: string; url: string; ip: string },
+  statusCode: number,
+  responseTime: number,
+): string {
+  let line = `{"level":30,"time":${time}${(root as unknown as Record<symbol, string>)[symbols.chindingsSym]}`;
+  for (const key in bindings) line += `,${text(key)}:${text(bindings[key])}`;
+  return (
+    `${line},"req":{"method":${text(request.method)},"url":${text(redactQuery(request.url))},` +
+    `"remoteAddress":${text(request.ip)}},"res":{"statusCode":${statusCode}},"responseTime":${responseTime},` +
+    `"msg":"request completed"}\n`
+  );
+}
+
 /** One line per request, when it is answered; "incoming request" only at `debug`. */
 export class AccessLog extends LogController {
   override incomingRequest(request: FastifyRequest): void {
@@ -35,6 +142,14 @@ export class AccessLog extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
+    const log = reply.log as unknown;
+    if (!error && log instanceof RequestLog) {
+      // The request's own logger was never replaced (tracing binds one to the trace): the line as text.
+      if (log.root.levelVal > LEVELS.info) return;
+      const stream = (log.root as unknown as Record<symbol, { write(line: string): void }>)[symbols.streamSym]!;
+      stream.write(accessLine(Date.now(), log.root, log.bindings, request, reply.statusCode, reply.elapsedTime));
+      return;
+    }
     const line = { req: request, res: reply, responseTime: reply.elapsedTime };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
     else reply.log.info(line, 'request completed');

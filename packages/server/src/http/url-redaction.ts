@@ -15,6 +15,8 @@ function decodedKey(key: string): string | null {
 export function redactQuery(url: string): string {
   const at = url.indexOf('?');
   if (at === -1) return url;
+  // Without a percent sign no name decodes to anything but itself: only a literal access_token needs the walk.
+  if (!url.includes('%', at) && !url.toLowerCase().includes('access_token', at)) return url;
   const query = url
     .slice(at + 1)
     .split('&')
