@@ -89,6 +89,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('principal', null);
   // First of the hooks: every request is measured and traced, those answered early included.
   await registerObservability(app, store, observability);
+  // A request's reads of the store check its caches once, against the database as the request began.
+  if (store.beginRequest) {
+    app.addHook('onRequest', (_request, _reply, done) => {
+      store.beginRequest!();
+      done();
+    });
+  }
   registerValidation(app);
   bench.register(app);
   registerErrorHandler(app, refusalKeeper(contract, store));

@@ -3,12 +3,12 @@
 
 import type { Scope } from '@plant-store/contract';
 import { ApiError } from '@plant-store/contract';
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Store } from '../store/store.js';
 import type { JwtVerifier } from './jwt.js';
 import { looksLikeJwt } from './jwt-shape.js';
 import type { Principal } from './principal.js';
-import { authenticateToken } from './tokens.js';
+import { authenticateToken, type TokenCheck } from './tokens.js';
 
 const REALM = 'realm="plant-store"';
 // RFC 6750 b64token.
@@ -40,50 +40,74 @@ const REASONS = {
   invalid: 'the bearer token is not valid: check its signature, issuer, audience and dates',
 } as const;
 
-export type SecurityHandler = (operationId: string, scope: Scope | null) => onRequestAsyncHookHandler;
+export type SecurityHandler = (operationId: string, scope: Scope | null) => onRequestHookHandler;
 
-/** The security handlers, keyed by the contract's security scheme names. JWTs go to `verifyJwt` when given. */
+type Checked = Awaited<ReturnType<JwtVerifier>> | TokenCheck;
+
+/**
+ * The security handlers, keyed by the contract's security scheme names. JWTs go to `verifyJwt` when given.
+ * A callback hook, not an async one: a token the store holds in memory (most requests) is checked and the request
+ * goes on in the same turn, with no promise to settle; only a lookup in the database waits.
+ */
 export function createSecurityHandlers(
   store: Store,
   verifyJwt: JwtVerifier | null,
 ): Readonly<Record<'bearerAuth', SecurityHandler>> {
   return {
-    bearerAuth: (operationId, scope) =>
-      async function bearerAuth(request) {
-        if (hasQueryToken(request)) {
-          throw new ApiError(
-            400,
-            'tokens in the query string are refused; send the token in the Authorization header as "Bearer <token>"',
-            { 'www-authenticate': `Bearer ${REALM}, error="invalid_request"` },
-          );
-        }
-        // Node keeps only the first of several Authorization headers; which one counts must not be a guess.
-        const raw = request.raw.rawHeaders;
-        let authorizations = 0;
-        for (let i = 0; i < raw.length; i += 2) {
-          const name = raw[i]!;
-          if (name.length === 13 && name.toLowerCase() === 'authorization') authorizations++;
-        }
-        if (authorizations > 1) {
-          throw new ApiError(400, 'send exactly one Authorization header', {
-            'www-authenticate': `Bearer ${REALM}, error="invalid_request"`,
-          });
-        }
-        const header = request.headers.authorization;
-        if (!header) throw unauthorized('missing Authorization header; send "Authorization: Bearer <token>"');
-        if (!/^bearer(\s|$)/i.test(header)) throw unauthorized('the Authorization header must use the Bearer scheme');
-        const match = BEARER.exec(header);
-        if (!match?.[1]) throw unauthorized('the bearer token is malformed', 'invalid_token');
-        const token = match[1];
-        const result =
-          verifyJwt && looksLikeJwt(token) ? await verifyJwt(token) : await authenticateToken(store.tokens, token);
-        if (!result.ok) throw unauthorized(REASONS[result.reason], 'invalid_token');
+    bearerAuth: (operationId, scope) => {
+      const finish = (request: FastifyRequest, result: Checked): ApiError | undefined => {
+        if (!result.ok) return unauthorized(REASONS[result.reason], 'invalid_token');
         if (scope && !result.principal.scopes.includes(scope)) {
-          throw new ApiError(403, `this token lacks the "${scope}" scope that ${operationId} needs`, {
+          return new ApiError(403, `this token lacks the "${scope}" scope that ${operationId} needs`, {
             'www-authenticate': `Bearer ${REALM}, error="insufficient_scope", scope="${scope}"`,
           });
         }
         request.principal = { subject: result.principal.subject, scopes: result.principal.scopes };
-      },
+        return undefined;
+      };
+      return function bearerAuth(request, _reply, done) {
+        let token: string;
+        try {
+          token = bearerToken(request);
+        } catch (error) {
+          return done(error as ApiError);
+        }
+        const result = verifyJwt && looksLikeJwt(token) ? verifyJwt(token) : authenticateToken(store.tokens, token);
+        if (!(result instanceof Promise)) return done(finish(request, result));
+        result.then(
+          (checked) => done(finish(request, checked)),
+          (error: Error) => done(error),
+        );
+      };
+    },
   };
+}
+
+/** The bearer token of the request's one Authorization header; throws the 400 or 401 that says what is wrong. */
+function bearerToken(request: FastifyRequest): string {
+  if (hasQueryToken(request)) {
+    throw new ApiError(
+      400,
+      'tokens in the query string are refused; send the token in the Authorization header as "Bearer <token>"',
+      { 'www-authenticate': `Bearer ${REALM}, error="invalid_request"` },
+    );
+  }
+  // Node keeps only the first of several Authorization headers; which one counts must not be a guess.
+  const raw = request.raw.rawHeaders;
+  let authorizations = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') authorizations++;
+  }
+  if (authorizations > 1) {
+    throw new ApiError(400, 'send exactly one Authorization header', {
+      'www-authenticate': `Bearer ${REALM}, error="invalid_request"`,
+    });
+  }
+  const header = request.headers.authorization;
+  if (!header) throw unauthorized('missing Authorization header; send "Authorization: Bearer <token>"');
+  if (!/^bearer(\s|$)/i.test(header)) throw unauthorized('the Authorization header must use the Bearer scheme');
+  const match = BEARER.exec(header);
+  if (!match?.[1]) throw unauthorized('the bearer token is malformed', 'invalid_token');
+  return match[1];
 }

@@ -39,13 +39,29 @@ export type TokenCheck =
   | { ok: true; principal: { subject: string; scopes: Scope[] } }
   | { ok: false; reason: 'unknown' | 'revoked' | 'expired' };
 
-export async function authenticateToken(tokens: TokenRepository, token: string, now = new Date()): Promise<TokenCheck> {
-  const hash = hashToken(token);
-  const found = await tokens.findByHash(hash);
+type Found = (TokenRecord & { secretHash: Buffer }) | undefined;
+
+function check(found: Found, hash: Buffer, now: number): TokenCheck {
   if (!found || !timingSafeEqual(found.secretHash, hash)) return { ok: false, reason: 'unknown' };
   if (found.revokedAt) return { ok: false, reason: 'revoked' };
-  if (found.expiresAt && found.expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'expired' };
+  if (found.expiresAt && found.expiresAt.getTime() <= now) return { ok: false, reason: 'expired' };
   return { ok: true, principal: { subject: found.subject, scopes: found.scopes } };
+}
+
+/**
+ * Checks `token` against the store: at once when the store holds its record in memory and knows it current (the
+ * returned check), else a promise of the check once the store has looked it up.
+ */
+export function authenticateToken(
+  tokens: TokenRepository,
+  token: string,
+  now?: Date,
+): TokenCheck | Promise<TokenCheck> {
+  const hash = hashToken(token);
+  const at = now?.getTime() ?? Date.now();
+  const cached = tokens.cachedByHash?.(hash);
+  if (cached) return check(cached, hash, at);
+  return tokens.findByHash(hash).then((found) => check(found, hash, at));
 }
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };

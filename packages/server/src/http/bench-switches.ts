@@ -40,15 +40,22 @@ export function benchSwitches(off: readonly BenchLayer[]): BenchSwitches {
       return {
         bearerAuth: (operationId, scope) => {
           const check = handlers.bearerAuth(operationId, scope);
-          return async function rememberedAuth(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+          return function rememberedAuth(
+            this: FastifyInstance,
+            request: FastifyRequest,
+            reply: FastifyReply,
+            done: (error?: Error) => void,
+          ) {
             const key = `${operationId} ${request.headers.authorization}`;
             const known = remembered.get(key);
             if (known) {
               request.principal = known;
-              return;
+              return done();
             }
-            await check.call(this, request, reply);
-            if (request.principal) remembered.set(key, request.principal);
+            check.call(this, request, reply, (error?: Error) => {
+              if (!error && request.principal) remembered.set(key, request.principal);
+              done(error);
+            });
           };
         },
       };

@@ -7,12 +7,20 @@ import { ApiError } from '@plant-store/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BODY_LIMIT, BODY_TOO_LARGE_MESSAGE } from './json-body.js';
 
-async function sendContinue(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (String(request.headers.expect).toLowerCase() !== '100-continue' || reply.raw.headersSent) return;
+// A callback hook, not an async one: it runs on every request and almost always returns at once.
+function sendContinue(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  _payload: unknown,
+  done: (error?: Error | null) => void,
+): void {
+  const expect = request.headers.expect;
+  if (expect === undefined || expect.toLowerCase() !== '100-continue' || reply.raw.headersSent) return done();
   if (Number(request.headers['content-length']) > BODY_LIMIT) {
-    throw new ApiError(413, BODY_TOO_LARGE_MESSAGE);
+    return done(new ApiError(413, BODY_TOO_LARGE_MESSAGE));
   }
   if (/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) reply.raw.writeContinue();
+  done();
 }
 
 /** Adds sendContinue as the last preParsing hook of every route registered after this call. */

@@ -8,12 +8,14 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 
 
 /** Registers the hooks; first of all the app's hooks, so answers given early (404, 429, 503) are counted too. */
 export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
-  const { activeRequests, requestDuration, rateLimitRejections } = metrics;
+  const { inFlight, requestDuration, rateLimitRejections } = metrics;
   // 'close' fires once per response, whether it finished or the client went away: the gauge cannot drift.
-  const finished = () => activeRequests.dec();
+  const finished = () => {
+    inFlight.count--;
+  };
   app.addHook('onRequest', (_request: FastifyRequest, reply: FastifyReply, done) => {
-    activeRequests.inc();
-    reply.raw.once('close', finished);
+    inFlight.count++;
+    reply.raw.on('close', finished);
     done();
   });
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {

@@ -15,7 +15,8 @@ export interface Metrics {
   readonly registry: Registry;
   /** Labels http_request_method, http_route, http_response_status_code, operation_id (http-metrics.ts). */
   readonly requestDuration: FastHistogram;
-  readonly activeRequests: Gauge;
+  /** Requests being answered now: counted by http-metrics.ts, read by the http_server_active_requests gauge. */
+  readonly inFlight: { count: number };
   readonly rateLimitRejections: Counter<'limit'>;
   /** Labels engine, operation (instrumented-store.ts). */
   readonly storeDuration: FastHistogram;
@@ -36,6 +37,16 @@ export function createMetrics(): Metrics {
     buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
     registers,
   });
+  // A plain count on the request path; prom-client's Gauge.inc() checks and hashes labels on every call.
+  const inFlight = { count: 0 };
+  new Gauge({
+    name: 'http_server_active_requests',
+    help: 'HTTP requests being answered now (in flight)',
+    registers,
+    collect() {
+      this.set(inFlight.count);
+    },
+  });
   return {
     registry,
     requestDuration: new FastHistogram(
@@ -44,11 +55,7 @@ export function createMetrics(): Metrics {
       DURATION_BUCKETS,
       registers,
     ),
-    activeRequests: new Gauge({
-      name: 'http_server_active_requests',
-      help: 'HTTP requests being answered now (in flight)',
-      registers,
-    }),
+    inFlight,
     rateLimitRejections: new Counter({
       name: 'plant_store_rate_limit_rejections_total',
       help: 'Requests refused with 429 by a rate limit: per principal, or per address for requests without a token',

@@ -104,6 +104,12 @@ export interface TokenRepository {
   insert(record: TokenRecord, secretHash: Buffer): Promise<void>;
   /** The token whose secret hashes to `secretHash`, revoked and expired ones included. */
   findByHash(secretHash: Buffer): Promise<(TokenRecord & { secretHash: Buffer }) | undefined>;
+  /**
+   * What findByHash would answer, when the store holds it in memory and knows it is current (a cache hit, checked
+   * as findByHash checks it); undefined when only findByHash can tell. Lets a request that hits the cache be
+   * authenticated without waiting a turn.
+   */
+  cachedByHash?(secretHash: Buffer): (TokenRecord & { secretHash: Buffer }) | undefined;
   list(): Promise<TokenRecord[]>;
   /** Marks the token revoked. Returns false when no token has that id. */
   revoke(id: string, at: Date): Promise<boolean>;
@@ -258,6 +264,12 @@ export interface Store {
   cacheStats?(): CacheStats;
   /** The connection pool's usage, where the store has one. */
   poolStats?(): PoolStats;
+  /**
+   * A request has begun. A store whose caches are checked against the database before they answer (SQLite: another
+   * process may have committed) checks once for the request's calls rather than once per call, until the next
+   * request begins or the event loop's turn ends. Calls outside requests check each time.
+   */
+  beginRequest?(): void;
   readonly plants: PlantRepository;
   readonly tokens: TokenRepository;
   /** Webhook subscriptions and the outbox of their deliveries. */

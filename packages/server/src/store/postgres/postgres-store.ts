@@ -333,6 +333,9 @@ export function openPostgresStore({
           ],
         );
       },
+      cachedByHash(secretHash) {
+        return cacheLive() ? tokens.get('', secretHash.toString('latin1')) : undefined;
+      },
       async findByHash(secretHash) {
         const key = secretHash.toString('latin1');
         const live = cacheLive();
