@@ -15,12 +15,14 @@ function sendContinue(
   done: (error?: Error | null) => void,
 ): void {
   const expect = request.headers.expect;
-  if (expect === undefined || expect.toLowerCase() !== '100-continue' || reply.raw.headersSent) return done();
-  if (Number(request.headers['content-length']) > BODY_LIMIT) {
-    return done(new ApiError(413, BODY_TOO_LARGE_MESSAGE));
+  if (expect === undefined || expect.toLowerCase() !== '100-continue' || reply.raw.headersSent) {
+    done();
+  } else if (Number(request.headers['content-length']) > BODY_LIMIT) {
+    done(new ApiError(413, BODY_TOO_LARGE_MESSAGE));
+  } else {
+    if (/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) reply.raw.writeContinue();
+    done();
   }
-  if (/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) reply.raw.writeContinue();
-  done();
 }
 
 /** Adds sendContinue as the last preParsing hook of every route registered after this call. */

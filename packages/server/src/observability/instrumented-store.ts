@@ -95,7 +95,9 @@ export function instrumentStore(store: Store, metrics: Metrics | undefined, span
         list: true,
         revoke: true,
       }),
-      ...(store.tokens.cachedByHash ? { cachedByHash: cachedTokens(store.tokens.cachedByHash.bind(store.tokens)) } : {}),
+      ...(store.tokens.cachedByHash
+        ? { cachedByHash: cachedTokens(store.tokens.cachedByHash.bind(store.tokens)) }
+        : {}),
     },
     // The delivery worker's calls run outside any request: timed, but not traced (a poll every 250 ms would
     // otherwise start a new trace each time).
