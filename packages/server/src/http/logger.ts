@@ -58,12 +58,17 @@ class TurnBatchedOutput {
 
 let output: TurnBatchedOutput | undefined;
 
+function standardOutput(): TurnBatchedOutput {
+  output ??= new TurnBatchedOutput();
+  return output;
+}
+
 export function loggerOptions(level: LogLevel): FastifyServerOptions['logger'] {
   if (level === 'silent') return false;
   return {
     level,
     // One output for every app of the process (tests build many): they all write to standard output.
-    stream: (output ??= new TurnBatchedOutput()),
+    stream: standardOutput(),
     serializers: {
       // A token sent in the query string is refused, and must not reach the log either.
       req: (request: FastifyRequest) => ({
