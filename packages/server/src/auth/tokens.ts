@@ -57,11 +57,28 @@ export function authenticateToken(
   token: string,
   now?: Date,
 ): TokenCheck | Promise<TokenCheck> {
-  const hash = hashToken(token);
+  const hash = recentHashes.get(token) ?? hashToken(token);
   const at = now?.getTime() ?? Date.now();
   const cached = tokens.cachedByHash?.(hash);
-  if (cached) return check(cached, hash, at);
-  return tokens.findByHash(hash).then((found) => check(found, hash, at));
+  if (cached) return remembered(token, hash, check(cached, hash, at));
+  return tokens.findByHash(hash).then((found) => remembered(token, hash, check(found, hash, at)));
+}
+
+/**
+ * The hashes of tokens that passed their check lately, so a client's every request does not hash its token again
+ * (SHA-256 was the largest part of checking a token the store holds in memory). Only tokens that passed enter, so
+ * random tokens cannot grow it, and at most RECENT_HASHES of them (it is emptied when full). A hash depends on its
+ * token alone: a token revoked or expired since is refused by the record its hash finds, as before.
+ */
+const recentHashes = new Map<string, Buffer>();
+const RECENT_HASHES = 10_000;
+
+function remembered(token: string, hash: Buffer, result: TokenCheck): TokenCheck {
+  if (result.ok && !recentHashes.has(token)) {
+    if (recentHashes.size >= RECENT_HASHES) recentHashes.clear();
+    recentHashes.set(token, hash);
+  }
+  return result;
 }
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
