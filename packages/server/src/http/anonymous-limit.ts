@@ -1,6 +1,6 @@
 // A per-address budget for requests that end without a principal: missing or bad tokens, unknown routes, refused
 // methods, the docs. Kept in this process (fixed windows, bounded memory): a flood from one address ends in 429
-// whatever it sends, while authenticated callers are limited per principal by @fastify/rate-limit (rate-limit.ts).
+// whatever it sends, while authenticated callers are limited per principal (rate-limit.ts).
 // /healthz and /readyz are exempt: probes come from the load balancer's address.
 import type { FastifyInstance } from 'fastify';
 import { errorBodyText } from './error-handler.js';

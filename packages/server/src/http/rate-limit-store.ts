@@ -1,17 +1,15 @@
 // Rate-limit counters. A per-process fixed-window counter with bounded memory (used for requests without a valid
-// token, see anonymous-limit.ts, and while Redis is away), and the store behind @fastify/rate-limit when REDIS_URL is
-// set: counters shared through Redis while it answers, the per-process count (the same budget) while it does not.
+// token, see anonymous-limit.ts, without Redis, and while Redis is away), and the counter rate-limit.ts uses when
+// REDIS_URL is set: shared through Redis while it answers, the per-process count (the same budget) while it does not.
 // Redis commands fail fast (no offline queue, a command timeout of tens of milliseconds, see rate-limit.ts), so an
 // unreachable Redis never stalls a request; each change of state is logged once.
-import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 
-type Incr = (
-  key: string,
-  callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
-  timeWindow: number,
-  max: number,
-) => void;
+/**
+ * Counts one request for `key` in its window of `windowMs`; `counted` hears the count so far and the ms left in the
+ * window, at once when counted in this process, once Redis answers when shared.
+ */
+export type Counter = (key: string, windowMs: number, counted: (current: number, ttl: number) => void) => void;
 
 export interface RateLimitBackend {
   /** 'redis' while counters are shared, 'local' while Redis is away and this process counts alone. */
@@ -54,13 +52,13 @@ export function createFixedWindows(): FixedWindows {
   };
 }
 
-/** @fastify/rate-limit's incr over per-process fixed windows. */
-function createLocalCounter(): Incr {
+/** A Counter over per-process fixed windows. */
+export function createLocalCounter(): Counter {
   const windows = createFixedWindows();
-  return (key, callback, timeWindow) => {
+  return (key, windowMs, counted) => {
     const now = Date.now();
-    const { count, resetAt } = windows.hit(key, timeWindow, now);
-    callback(null, { current: count, ttl: resetAt - now });
+    const { count, resetAt } = windows.hit(key, windowMs, now);
+    counted(count, resetAt - now);
   };
 }
 
@@ -69,14 +67,12 @@ const SCRIPT = `
   if current == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
   return {current, redis.call('PTTL', KEYS[1])}`;
 
-/**
- * A store class for @fastify/rate-limit's `store` option, and the state it is in. `log` is told once per change.
- */
-export function createFallbackStore(
+/** A Counter shared through Redis while it answers, and the state it is in. `log` is told once per change. */
+export function createSharedCounter(
   redis: Redis,
   nameSpace: string,
   log: { warn(message: string): void; info(message: string): void },
-): { Store: FastifyRateLimitStoreCtor; backend: RateLimitBackend } {
+): { count: Counter; backend: RateLimitBackend } {
   const local = createLocalCounter();
   let state: 'redis' | 'local' = redis.status === 'ready' ? 'redis' : 'local';
   let announced: 'redis' | 'local' | null = null;
@@ -104,27 +100,21 @@ export function createFallbackStore(
   const shared = redis as unknown as {
     plantStoreRateLimit(key: string, windowMs: number, callback: (error: Error | null, result: unknown) => void): void;
   };
-
-  class FallbackStore {
-    incr: Incr = (key, callback, timeWindow, max) => {
-      if (state !== 'redis' || redis.status !== 'ready') {
+  const count: Counter = (key, windowMs, counted) => {
+    if (state !== 'redis' || redis.status !== 'ready') {
+      goLocal();
+      local(key, windowMs, counted);
+      return;
+    }
+    shared.plantStoreRateLimit(`${nameSpace}${key}`, windowMs, (error, result) => {
+      if (error) {
         goLocal();
-        local(key, callback, timeWindow, max);
+        local(key, windowMs, counted);
         return;
       }
-      shared.plantStoreRateLimit(`${nameSpace}${key}`, timeWindow, (error, result) => {
-        if (error) {
-          goLocal();
-          local(key, callback, timeWindow, max);
-          return;
-        }
-        const [current, ttl] = result as [number, number];
-        callback(null, { current, ttl: ttl < 0 ? timeWindow : ttl });
-      });
-    };
-    child() {
-      return this as never;
-    }
-  }
-  return { Store: FallbackStore, backend: { state: () => state } };
+      const [current, ttl] = result as [number, number];
+      counted(current, ttl < 0 ? windowMs : ttl);
+    });
+  };
+  return { count, backend: { state: () => state } };
 }

@@ -1,13 +1,13 @@
-// Rate limits per principal, and per client address for requests without a valid token (anonymous-limit.ts). The
-// counters live in the Redis client passed in (shared by every instance) or, without one, in this process. The
+// Rate limits per principal (fixed windows), and per client address for requests without a valid token
+// (anonymous-limit.ts). The counters live in the Redis client passed in (shared by every instance) or, without one,
+// in this process. One callback hook: @fastify/rate-limit, used before, awaited four promises per request. The
 // caller owns the client: it creates it from REDIS_URL (createRateLimitRedis) and closes it, like the store. While
 // Redis is unreachable each process counts on its own (rate-limit-store.ts), and /readyz says degraded.
-import rateLimit from '@fastify/rate-limit';
 import { ApiError } from '@plant-store/contract';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { registerAnonymousLimit } from './anonymous-limit.js';
-import { createFallbackStore, type RateLimitBackend } from './rate-limit-store.js';
+import { createLocalCounter, createSharedCounter, type RateLimitBackend } from './rate-limit-store.js';
 
 export interface RateLimitOptions {
   /** Requests per principal and window; 0 for no such limit (the anonymous budget stays). */
@@ -42,25 +42,39 @@ export async function registerRateLimit(
 ): Promise<RateLimitBackend | null> {
   if (options.anonymousMax > 0) registerAnonymousLimit(app, { max: options.anonymousMax, windowMs: options.windowMs });
   if (options.max === 0) return null;
-  const { redis } = options;
-  const fallback = redis
-    ? createFallbackStore(redis, 'plant-store:rate:', {
+  const { redis, max, windowMs } = options;
+  const shared = redis
+    ? createSharedCounter(redis, 'plant-store:rate:', {
         warn: (message) => app.log.warn(message),
         info: (message) => app.log.info(message),
       })
     : undefined;
-  await app.register(rateLimit, {
-    ...(fallback ? { store: fallback.Store } : {}),
-    global: true,
-    // After authentication (onRequest), before the body is read: limits are per principal.
-    hook: 'preParsing',
-    max: options.max,
-    timeWindow: options.windowMs,
-    // Requests without a principal are counted per address by the anonymous limit instead.
-    allowList: (request) => request.principal === null,
-    keyGenerator: (request) => `principal:${request.principal?.subject ?? request.ip}`,
-    errorResponseBuilder: (_request, context) =>
-      new ApiError(429, `rate limit of ${context.max} requests exceeded; retry in ${context.after}`),
+  const count = shared?.count ?? createLocalCounter();
+  const limit = String(max);
+  // After authentication (onRequest), before the body is read: limits are per principal. Requests without one are
+  // counted per address by the anonymous limit instead. A callback hook: in this process the count is known at once.
+  app.addHook('preParsing', (request, reply, _payload, done) => {
+    const principal = request.principal;
+    if (principal === null) return done();
+    count(`principal:${principal.subject}`, windowMs, (current, ttl) => {
+      const seconds = String(Math.max(1, Math.ceil(ttl / 1000)));
+      if (current <= max) {
+        reply.headers({
+          'x-ratelimit-limit': limit,
+          'x-ratelimit-remaining': String(max - current),
+          'x-ratelimit-reset': seconds,
+        });
+        return done();
+      }
+      done(
+        new ApiError(429, `rate limit of ${max} requests exceeded; retry in ${seconds} seconds`, {
+          'x-ratelimit-limit': limit,
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': seconds,
+          'retry-after': seconds,
+        }),
+      );
+    });
   });
-  return fallback?.backend ?? null;
+  return shared?.backend ?? null;
 }

@@ -189,10 +189,19 @@ describe('rate limiting', () => {
     const one = await limited.token('one');
     const two = await limited.token('two');
     const list = (token: string) => call(limited.app, { method: 'GET', url: '/plants', path: '/plants', token });
-    for (let i = 0; i < 3; i++) expect((await list(one)).status).toBe(200);
+    // Every answer tells the principal its budget: the limit, what is left, and the seconds until the window resets.
+    for (let i = 0; i < 3; i++) {
+      const answer = await list(one);
+      expect(answer.status).toBe(200);
+      expect(answer.headers['x-ratelimit-limit']).toBe('3');
+      expect(answer.headers['x-ratelimit-remaining']).toBe(String(2 - i));
+      expect(Number(answer.headers['x-ratelimit-reset'])).toBeGreaterThan(0);
+      expect(Number(answer.headers['x-ratelimit-reset'])).toBeLessThanOrEqual(60);
+    }
     const refused = await list(one);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.headers['x-ratelimit-remaining']).toBe('0');
     expect(refused.json()).toEqual({ error: 429, message: expect.stringContaining('rate limit of 3 requests') });
     expect((await list(two)).status).toBe(200);
     await limited.close();
