@@ -1,6 +1,7 @@
 // HTTP metrics hooks: every answer observed in the request-duration histogram by method, route template (never the
 // raw URL, so ids cannot blow up the label set), status and operationId; requests in flight; 429s by limit.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { HistogramSeries } from './fast-histogram.js';
 import type { Metrics } from './metrics.js';
 
 // The semantic conventions' rule: a method outside the well-known set is recorded as _OTHER.
@@ -18,19 +19,35 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): voi
     reply.raw.on('close', finished);
     done();
   });
-  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
-    const status = reply.statusCode;
+  // The series of each route's answers by method and status, found from the route's own config object (one per
+  // route) without building a key per request.
+  const byRoute = new WeakMap<object, Map<string, HistogramSeries>>();
+  const seriesOf = (request: FastifyRequest, status: number): HistogramSeries => {
+    const config = request.routeOptions.config as { operationId?: string };
+    let routeSeries = byRoute.get(config);
+    if (!routeSeries) {
+      routeSeries = new Map();
+      byRoute.set(config, routeSeries);
+    }
     const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
-    const route = request.routeOptions.url ?? '';
-    const operationId = (request.routeOptions.config as { operationId?: string }).operationId ?? '';
-    requestDuration
-      .series(`${method} ${route} ${status} ${operationId}`, () => ({
+    const key = status + method;
+    let found = routeSeries.get(key);
+    if (!found) {
+      const route = request.routeOptions.url ?? '';
+      const operationId = config.operationId ?? '';
+      found = requestDuration.series(`${method} ${route} ${status} ${operationId}`, () => ({
         http_request_method: method,
         http_route: route,
         http_response_status_code: String(status),
         operation_id: operationId,
-      }))
-      .observe(reply.elapsedTime / 1000);
+      }));
+      routeSeries.set(key, found);
+    }
+    return found;
+  };
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
+    const status = reply.statusCode;
+    seriesOf(request, status).observe(reply.elapsedTime / 1000);
     // Only the rate limits answer 429 (rate-limit.ts, anonymous-limit.ts).
     if (status === 429) rateLimitRejections.inc({ limit: request.principal === null ? 'anonymous' : 'principal' });
     done();
