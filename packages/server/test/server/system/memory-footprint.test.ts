@@ -27,7 +27,7 @@ describe('a serving process', () => {
   it('runs with a small young generation, an old-generation ceiling and two malloc arenas, in the very process that was started', async () => {
     const server = await serve('sized');
     expect(commandLine(server.child.pid!)).toContain('--max-semi-space-size=2');
-    expect(commandLine(server.child.pid!)).toContain('--max-old-space-size=1024');
+    expect(commandLine(server.child.pid!)).toContain('--max-old-space-size=384');
     expect(readFileSync(`/proc/${server.child.pid!}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
@@ -39,7 +39,7 @@ describe('a serving process', () => {
     });
     const line = commandLine(server.child.pid!);
     expect(line).not.toContain('--max-semi-space-size=2');
-    expect(line).not.toContain('--max-old-space-size=1024');
+    expect(line).not.toContain('--max-old-space-size=384');
     expect(readFileSync(`/proc/${server.child.pid!}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=4');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
@@ -48,7 +48,7 @@ describe('a serving process', () => {
     const server = await serve('half', { NODE_OPTIONS: '--max-old-space-size=2048' });
     const line = commandLine(server.child.pid!);
     expect(line).toContain('--max-semi-space-size=2');
-    expect(line).not.toContain('--max-old-space-size=1024');
+    expect(line).not.toContain('--max-old-space-size=384');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
