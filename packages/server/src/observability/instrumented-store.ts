@@ -29,17 +29,16 @@ export function instrumentStore(store: Store, metrics: Metrics | undefined, span
     const series = metrics.storeDuration.series(`${engine} ${operation}`, () => labels);
     return <T>(call: () => Promise<T>): Promise<T> => {
       const start = performance.now();
-      return call().then(
-        (value) => {
-          series.observe((performance.now() - start) / 1000);
-          return value;
-        },
+      const result = call();
+      // The caller awaits the store's own promise: timing it adds no step to the caller's wait.
+      result.then(
+        () => series.observe((performance.now() - start) / 1000),
         (error: unknown) => {
           series.observe((performance.now() - start) / 1000);
           metrics.storeErrors.inc({ ...labels, error_type: errorType(error) });
-          throw error;
         },
       );
+      return result;
     };
   };
   // The series, labels and span attributes are made once per operation, so a call allocates none of them.
