@@ -52,11 +52,12 @@ export interface PlantStoreClientOptions {
   pageCacheSize?: number;
 }
 
-/** What `list` and `listPage` ask for: the contract's query of getPlants (`limit` 1 to 1000, `cursor`). */
+/** What `list` and `listPage` ask for: the contract's query of getPlants (`limit` within `PLANT_STORE_LIMITS.limit`, `cursor`). */
 export type ListQuery = NonNullable<QueryOf<'getPlants'>>;
 
 export interface ListAllQuery {
-  /** Plants fetched per request, 1 to 1000 (server default 100). Not a cap on the total: listAll yields them all. */
+  /** Plants fetched per request, within `PLANT_STORE_LIMITS.limit` (the contract's default when absent). Not a cap on
+   * the total: listAll yields them all. */
   pageSize?: ListQuery['limit'];
   /** The same as `pageSize`, under the name `list` uses; give one or the other. */
   limit?: ListQuery['limit'];

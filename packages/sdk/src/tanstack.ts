@@ -18,7 +18,7 @@ import type { CallOptions } from './transport.js';
 
 /** What an infinite list asks for: the page size; the cursor comes from each page's Link header. */
 export interface InfiniteListQuery {
-  /** Plants per page, 1 to 1000 (server default 100). */
+  /** Plants per page, within `PLANT_STORE_LIMITS.limit` (the contract's default when absent). */
   limit?: ListQuery['limit'];
 }
 

@@ -229,7 +229,7 @@ export interface operations {
     getPlants: {
         parameters: {
             query?: {
-                /** @description The maximum number of results to return (1 to 1000). */
+                /** @description The maximum number of results to return. */
                 limit?: number;
                 /** @description Opaque position in the list, taken from the `next` link of a previous page. Omit it for the first page. */
                 cursor?: string;
@@ -325,7 +325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than 16384 bytes. */
+            /** @description The request body is larger than `x-body-limit-bytes` allows. */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -47,9 +47,9 @@ interface ValidPlant {
 export interface SeedPlant {
   /** The plant's id: a safe-integer number or any int64 bigint. */
   id: number | bigint;
-  /** 1 to 200 characters. */
+  /** Within `PLANT_STORE_LIMITS.name`. */
   name: string;
-  /** 1 to 100 characters, optional. */
+  /** Within `PLANT_STORE_LIMITS.tag`, optional. */
   tag?: string;
 }
 
