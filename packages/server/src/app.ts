@@ -74,7 +74,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: false,
     // One line per request (http/logger.ts); with tracing on, bound to its trace (observe-app.ts).
     logController: observability.tracing ? new TracedRequestLog() : new AccessLog(),
-    childLoggerFactory: requestLog,
+    // With the log off Fastify's own stand-in is every request's logger already: nothing to make lazily.
+    ...(config.logLevel === 'silent' ? {} : { childLoggerFactory: requestLog }),
     bodyLimit: BODY_LIMIT,
     // HEAD works wherever GET does (RFC 9110; load balancers probe with it), with no body.
     exposeHeadRoutes: true,

@@ -72,6 +72,9 @@ export function operationResolver(
     // checkBindings has made sure every operationId of the contract has an operation, a handler and its schemes.
     const operation = byOperationId.get(operationId)!;
     const handler = handlers[operationId]!;
+    // The route's own path, the same on every request of the route (and of its HEAD twin): read once, since
+    // Fastify's routeOptions builds a new object on every read.
+    let routePath: string | undefined;
     return {
       // The token first (a caller without one learns nothing of the rules), then the query's names.
       onRequest: [
@@ -91,6 +94,7 @@ export function operationResolver(
           }
         : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        routePath ??= request.routeOptions.url ?? '';
         const input = {
           // null only for open operations, whose handlers are typed to take null (see PrincipalOf).
           principal: request.principal,
@@ -99,7 +103,7 @@ export function operationResolver(
           query: request.query ?? {},
           headers: request.headers,
           // The route's own path, never the request target (absolute-form or with a '#', it is the client's).
-          path: request.routeOptions.url ?? '',
+          path: routePath,
         };
         // Cast: Fastify has validated `input` against this operation's schemas, which is the handler's input type;
         // the compiler cannot follow that from a runtime operationId.

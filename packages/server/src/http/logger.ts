@@ -24,10 +24,14 @@ import { redactQuery } from './url-redaction.js';
  * text it already holds on every line, which grows while a write is under way. What is unwritten when the process
  * exits is written then, synchronously.
  */
+const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
+
 class TurnBatchedOutput {
   #pending = '';
   #scheduled = false;
-  readonly #out = destination({ dest: 1, sync: false });
+  // At most LOG_BUFFER_BYTES wait in memory: while standard output does not drain (a stalled reader), lines beyond
+  // it are dropped rather than held without bound.
+  readonly #out = destination({ dest: 1, sync: false, maxLength: LOG_BUFFER_BYTES });
 
   constructor() {
     // Before pino's own exit handler, which writes what sonic-boom holds and ends it.
@@ -52,7 +56,12 @@ class TurnBatchedOutput {
     // sonic-boom is destroyed once its descriptor failed (standard output closed): lines then have nowhere to go.
     if ((this.#out as unknown as { destroyed: boolean }).destroyed) return;
     if (text !== '') this.#out.write(text);
-    if (now) this.#out.flushSync();
+    if (!now) return;
+    try {
+      this.#out.flushSync();
+    } catch {
+      // Standard output is gone or will not take more (EPIPE, EAGAIN): the process is exiting anyway.
+    }
   }
 }
 
@@ -82,6 +91,11 @@ export function loggerOptions(level: LogLevel): FastifyServerOptions['logger'] {
 
 const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const;
 type Method = keyof typeof LEVELS;
+
+/** Whether `root` writes lines of `level`: never for a logger that is not pino's (Fastify's stand-in when off). */
+function enabled(root: Logger, level: number): boolean {
+  return typeof root.levelVal === 'number' && root.levelVal <= level;
+}
 
 /**
  * A request's logger, as Fastify's childLoggerFactory makes it: pino's child with the request id, made the first time
@@ -119,7 +133,7 @@ export class RequestLog {
   }
 
   #write(method: Method, args: unknown[]): void {
-    if (this.root.levelVal > LEVELS[method]) return;
+    if (!enabled(this.root, LEVELS[method])) return;
     (this.pino[method] as (...line: unknown[]) => void)(...args);
   }
 
@@ -189,7 +203,7 @@ export class AccessLog extends LogController {
     const log = reply.log as unknown;
     if (!error && log instanceof RequestLog) {
       // The request's own logger was never replaced (tracing binds one to the trace): the line as text.
-      if (log.root.levelVal > LEVELS.info) return;
+      if (!enabled(log.root, LEVELS.info)) return;
       const stream = (log.root as unknown as Record<symbol, { write(line: string): void }>)[symbols.streamSym]!;
       stream.write(accessLine(Date.now(), log.root, log.bindings, request, reply.statusCode, reply.elapsedTime));
       return;

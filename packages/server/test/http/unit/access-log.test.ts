@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { accessLine, RequestLog, requestLog } from '../../../src/http/logger.js';
+import { AccessLog, accessLine, RequestLog, requestLog } from '../../../src/http/logger.js';
 import { redactQuery } from '../../../src/http/url-redaction.js';
 
 function capturingLogger(level = 'info') {
@@ -65,5 +65,18 @@ describe('a request logger', () => {
   it('is pino’s own child when the route sets a level or serializers', () => {
     const { logger } = capturingLogger();
     expect(requestLog(logger, { reqId: 'x' }, { level: 'debug' })).not.toBeInstanceOf(RequestLog);
+  });
+});
+
+describe('with the log off', () => {
+  it('writes nothing and throws nothing for a request logger over a stand-in that is not pino', () => {
+    // Fastify's logger when LOG_LEVEL=silent: methods that do nothing, no level, no stream.
+    const noop = () => {};
+    const standIn = { info: noop, error: noop, warn: noop, debug: noop, trace: noop, fatal: noop, child: () => standIn };
+    const log = new RequestLog(standIn as never, { reqId: 'r-1' }, {});
+    expect(() => log.error(new Error('boom'))).not.toThrow();
+    const request = { method: 'GET', url: '/plants', ip: '127.0.0.1', log };
+    const reply = { log, statusCode: 200, elapsedTime: 1 };
+    expect(() => new AccessLog().requestCompleted(null, request as never, reply as never)).not.toThrow();
   });
 });
