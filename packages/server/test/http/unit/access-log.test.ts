@@ -72,7 +72,15 @@ describe('with the log off', () => {
   it('writes nothing and throws nothing for a request logger over a stand-in that is not pino', () => {
     // Fastify's logger when LOG_LEVEL=silent: methods that do nothing, no level, no stream.
     const noop = () => {};
-    const standIn = { info: noop, error: noop, warn: noop, debug: noop, trace: noop, fatal: noop, child: () => standIn };
+    const standIn = {
+      info: noop,
+      error: noop,
+      warn: noop,
+      debug: noop,
+      trace: noop,
+      fatal: noop,
+      child: () => standIn,
+    };
     const log = new RequestLog(standIn as never, { reqId: 'r-1' }, {});
     expect(() => log.error(new Error('boom'))).not.toThrow();
     const request = { method: 'GET', url: '/plants', ip: '127.0.0.1', log };
