@@ -18,11 +18,18 @@ import {
   nextPageLink,
   OPERATIONS,
   type OperationFacts,
+  type OperationId,
   type Plant,
   type Problem,
   parseJsonExact,
   type Scope,
 } from '@plant-store/contract';
+
+/**
+ * The operations this fake answers, each by its own branch in `answer`. An operation the contract gains is a compile
+ * error here until the fake answers it (as the server's handler map is), never a silent answer of another operation.
+ */
+const ANSWERED = { createPlant: true, deletePlant: true, getPlants: true } as const satisfies Record<OperationId, true>;
 
 const IDEMPOTENCY_KEY = /^[!-~]{1,255}$/;
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -300,6 +307,9 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
         allow: methods.join(', '),
       });
     }
+    if (!Object.hasOwn(ANSWERED, operation.operationId)) {
+      throw new Refusal(501, `the testing kit does not answer ${operation.operationId}; this build of it predates it`);
+    }
     const failure = failures[0];
     if (failure) {
       if ((failure.times ?? 1) <= 1) failures.shift();
@@ -371,6 +381,7 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
       touch(subject);
       return { status: 204 };
     }
+    // getPlants, the one operation left (ANSWERED).
     const query = parameters.query as { limit: number; cursor?: string };
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     if (query.cursor !== undefined && after === undefined) throw new Refusal(400, CURSOR_NOT_ISSUED_MESSAGE);

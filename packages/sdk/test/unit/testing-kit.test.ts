@@ -258,3 +258,21 @@ describe('createFakePlantStore: Idempotency-Key and ETag, as the service has the
     ]);
   });
 });
+
+describe('the operations it answers', () => {
+  it('answers every operation of the contract by its own rule, none with 501', async () => {
+    const { OPERATIONS } = await import('@plant-store/contract');
+    const fake = createFakePlantStore();
+    const token = fake.createToken({ subject: 'alice' });
+    fake.seed('alice', [{ id: 1, name: 'Fern' }]);
+    for (const operation of OPERATIONS) {
+      const path = operation.path.replace(/\{[^}]+\}/g, '1');
+      const answer = await fake.fetch(`${baseUrl}${path}`, {
+        method: operation.method.toUpperCase(),
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(operation.method.toUpperCase() === 'POST' ? { body: JSON.stringify({ id: 2, name: 'Ivy' }) } : {}),
+      });
+      expect(answer.status, `${operation.operationId} answered ${answer.status}`).toBeLessThan(300);
+    }
+  });
+});
