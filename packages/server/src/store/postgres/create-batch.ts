@@ -5,7 +5,22 @@
 // key in the same batch waits for the next batch instead, so that its own answer is decided (and kept) by the database.
 
 import type { IdempotencyClaim, StoredPlant } from '../store.js';
-import type { BatchResult, BatchRow } from './outbox.js';
+
+/** What one batch statement did: the `owner\u0000id` keys it inserted, and the `owner\u0000key` keys it claimed. */
+export interface BatchResult {
+  inserted: Set<string>;
+  /** The status each claimed key keeps (200 or 409). */
+  claimed: Map<string, number>;
+  /** Each owner's data version after the batch. */
+  versions: Map<string, string>;
+}
+
+/** A create of the batch: the plant, and its Idempotency-Key claim if it has one. */
+export interface BatchRow {
+  owner: string;
+  plant: StoredPlant;
+  claim?: IdempotencyClaim | undefined;
+}
 
 /** Runs one batch statement; resolves with what it inserted and the keys it claimed. */
 export type InsertBatch = (rows: BatchRow[]) => Promise<BatchResult>;

@@ -12,14 +12,8 @@ import {
   toDelivery,
   toSubscription,
 } from '../outbox-event.js';
-import {
-  type ClaimedDelivery,
-  IDEMPOTENCY_TTL_MS,
-  type IdempotencyClaim,
-  type StoredPlant,
-  type WebhookRepository,
-} from '../store.js';
-import { rowKey } from './create-batch.js';
+import { type ClaimedDelivery, IDEMPOTENCY_TTL_MS, type WebhookRepository } from '../store.js';
+import { type BatchResult, type BatchRow, rowKey } from './create-batch.js';
 
 type Query = <Row extends pg.QueryResultRow>(
   text: string,
@@ -86,22 +80,6 @@ const CREATE_BATCH_WITH_EVENTS = `
   FROM inserted
   UNION ALL SELECT 'k', owner, key, status, 0, 0 FROM claimed
   UNION ALL SELECT 'v', owner, version::text, 0, 0, 0 FROM versions`;
-
-/** What one batch statement did: the `owner\u0000id` keys it inserted, and the `owner\u0000key` keys it claimed. */
-export interface BatchResult {
-  inserted: Set<string>;
-  /** The status each claimed key keeps (200 or 409). */
-  claimed: Map<string, number>;
-  /** Each owner's data version after the batch. */
-  versions: Map<string, string>;
-}
-
-/** A create of the batch: the plant, and its Idempotency-Key claim if it has one. */
-export interface BatchRow {
-  owner: string;
-  plant: StoredPlant;
-  claim?: IdempotencyClaim | undefined;
-}
 
 const HAS_DUE = `
   SELECT 1 FROM webhook_subscriptions s
