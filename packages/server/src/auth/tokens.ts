@@ -57,11 +57,12 @@ export function authenticateToken(
   token: string,
   now?: Date,
 ): TokenCheck | Promise<TokenCheck> {
-  const hash = recentHashes.get(token) ?? hashToken(token);
+  const known = recentHashes.get(token);
+  const hash = known ?? hashToken(token);
   const at = now?.getTime() ?? Date.now();
   const cached = tokens.cachedByHash?.(hash);
-  if (cached) return remembered(token, hash, check(cached, hash, at));
-  return tokens.findByHash(hash).then((found) => remembered(token, hash, check(found, hash, at)));
+  if (cached) return remember(known, token, hash, check(cached, hash, at));
+  return tokens.findByHash(hash).then((found) => remember(known, token, hash, check(found, hash, at)));
 }
 
 /**
@@ -73,8 +74,9 @@ export function authenticateToken(
 const recentHashes = new Map<string, Buffer>();
 const RECENT_HASHES = 10_000;
 
-function remembered(token: string, hash: Buffer, result: TokenCheck): TokenCheck {
-  if (result.ok && !recentHashes.has(token)) {
+/** Keeps the hash of a token that passed and was not yet remembered (`known`: what the memo held for it). */
+function remember(known: Buffer | undefined, token: string, hash: Buffer, result: TokenCheck): TokenCheck {
+  if (result.ok && known === undefined) {
     if (recentHashes.size >= RECENT_HASHES) recentHashes.clear();
     recentHashes.set(token, hash);
   }

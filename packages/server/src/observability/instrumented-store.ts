@@ -22,21 +22,29 @@ function errorType(error: unknown): string {
 
 export function instrumentStore(store: Store, metrics: Metrics | undefined, span: SpanAround | undefined): Store {
   const engine = store.kind;
-  /** Times calls of one operation into its series (made once, here), counting the failed ones by error. */
-  const timer = (operation: string) => {
-    if (!metrics) return <T>(call: () => Promise<T>) => call();
+  /** Records calls of one operation into its series (made once, here), counting the failed ones by error. */
+  const recorder = (metrics: Metrics, operation: string) => {
     const labels = { engine, operation };
     const series = metrics.storeDuration.series(`${engine} ${operation}`, () => labels);
+    return {
+      done: (start: number) => series.observe((performance.now() - start) / 1000),
+      failed: (start: number, error: unknown) => {
+        series.observe((performance.now() - start) / 1000);
+        metrics.storeErrors.inc({ ...labels, error_type: errorType(error) });
+      },
+    };
+  };
+  /** Times calls of one operation. */
+  const timer = (operation: string) => {
+    if (!metrics) return <T>(call: () => Promise<T>) => call();
+    const { done, failed } = recorder(metrics, operation);
     return <T>(call: () => Promise<T>): Promise<T> => {
       const start = performance.now();
       const result = call();
       // The caller awaits the store's own promise: timing it adds no step to the caller's wait.
       result.then(
-        () => series.observe((performance.now() - start) / 1000),
-        (error: unknown) => {
-          series.observe((performance.now() - start) / 1000);
-          metrics.storeErrors.inc({ ...labels, error_type: errorType(error) });
-        },
+        () => done(start),
+        (error: unknown) => failed(start, error),
       );
       return result;
     };
@@ -65,17 +73,15 @@ export function instrumentStore(store: Store, metrics: Metrics | undefined, span
    */
   const cachedTokens = (lookup: NonNullable<TokenRepository['cachedByHash']>): TokenRepository['cachedByHash'] => {
     if (!metrics) return lookup;
-    const labels = { engine, operation: 'tokens.findByHash' };
-    const series = metrics.storeDuration.series(`${engine} tokens.findByHash`, () => labels);
+    const { done, failed } = recorder(metrics, 'tokens.findByHash');
     return (secretHash) => {
       const start = performance.now();
       try {
         const found = lookup(secretHash);
-        if (found) series.observe((performance.now() - start) / 1000);
+        if (found) done(start);
         return found;
       } catch (error) {
-        series.observe((performance.now() - start) / 1000);
-        metrics.storeErrors.inc({ ...labels, error_type: errorType(error) });
+        failed(start, error);
         throw error;
       }
     };

@@ -203,6 +203,8 @@ export function openPostgresStore({
     }
     return feed.live;
   };
+  /** The token record for a secret's hash while the caches are trusted and hold it. */
+  const cachedToken = (secretHash: Buffer) => (cacheLive() ? tokens.get('', secretHash.toString('latin1')) : undefined);
   // This instance's own writes forget only the pages they may alter, and move the others' version (other instances'
   // forget the owner's pages).
   const changedLocally = (owner: string, change: 'create' | 'delete', id: bigint, version: string) => {
@@ -333,16 +335,12 @@ export function openPostgresStore({
           ],
         );
       },
-      cachedByHash(secretHash) {
-        return cacheLive() ? tokens.get('', secretHash.toString('latin1')) : undefined;
-      },
+      cachedByHash: cachedToken,
       async findByHash(secretHash) {
+        const cached = cachedToken(secretHash);
+        if (cached) return cached;
         const key = secretHash.toString('latin1');
-        const live = cacheLive();
-        if (live) {
-          const cached = tokens.get('', key);
-          if (cached) return cached;
-        }
+        const live = feed.live;
         const seen = epoch;
         const result = await query<TokenRow>('SELECT * FROM tokens WHERE secret_hash = $1', [secretHash], 'token');
         const row = result.rows[0];

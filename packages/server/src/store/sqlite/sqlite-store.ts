@@ -136,6 +136,11 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       tokensByHash.clear();
     }
   };
+  /** The token record for a secret's hash when the cache holds it and it is current. */
+  const cachedToken = (secretHash: Buffer) => {
+    fresh();
+    return tokensByHash.get(secretHash.toString('latin1'));
+  };
 
   // The plant, its webhook events and the owner's new version, in one savepoint of the write's transaction; `moved`
   // hears that version when the plant was new.
@@ -227,19 +232,14 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
         );
         tokensByHash.clear();
       },
-      cachedByHash(secretHash) {
-        fresh();
-        return tokensByHash.get(secretHash.toString('latin1'));
-      },
+      cachedByHash: cachedToken,
       async findByHash(secretHash) {
-        fresh();
-        const key = secretHash.toString('latin1');
-        const cached = tokensByHash.get(key);
+        const cached = cachedToken(secretHash);
         if (cached) return cached;
         const row = statement('SELECT * FROM tokens WHERE secret_hash = ?').get(secretHash) as TokenRow | undefined;
         if (!row) return undefined; // unknown hashes are not cached: random tokens must not grow the cache
         const record = Object.freeze({ ...toTokenRecord(row), secretHash: row.secret_hash });
-        if (options.tokenCache !== false) tokensByHash.set(key, record);
+        if (options.tokenCache !== false) tokensByHash.set(secretHash.toString('latin1'), record);
         return record;
       },
       async list() {
