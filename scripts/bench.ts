@@ -1,12 +1,13 @@
 // `pnpm bench`: throughput, latency and memory of the service next to the framework ceiling and its peers, measured
 // side by side in one run (servers on core 0, wrk and the open-loop generator on core 1), written to
 // docs/benchmarks.md with a chart. Each of --rounds N rounds starts every target in turn (the order rotates by one
-// per round, so targets interleave), runs its closed-loop wrk scenarios, then its open-loop latency runs at 50% and
-// 80% of the capacity it just showed; then the cost-growth runs (1k, 100k, 1M stored plants). Tables give each
-// figure's median over the rounds with its spread (min-max). Options: --seconds N (per closed-loop run, default 5),
-// --open-seconds N (per open-loop run, 4), --connections N (50), --rounds N (3), --no-postgres, --no-scale,
-// --port N (the first server's port, 3950), --soak N (seconds; then only the sustained-load test runs); the layer
-// pricing (scripts/bench/layers.ts) and the options that shorten a run are listed by `pnpm bench --help`.
+// per round, so targets interleave), warms it up (2 s of its first scenario, unrecorded), runs its closed-loop wrk
+// scenarios, then its open-loop latency runs at 50% and 80% of the capacity it just showed; then the cost-growth
+// runs (1k, 100k, 1M stored plants). Tables give each figure's median over the rounds with its spread (min-max).
+// Options: --seconds N (per closed-loop run, default 5), --open-seconds N (per open-loop run, 4), --connections N
+// (50), --rounds N (3), --no-postgres, --no-scale, --port N (the first server's port, 3950), --soak N (seconds; then
+// only the sustained-load test runs); the layer pricing (scripts/bench/layers.ts) and the options that shorten a run
+// are listed by `pnpm bench --help`.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -105,6 +106,8 @@ const BARE = 'bare Fastify, from memory (ceiling)';
 const EXPRESS = 'Express 5 + express-openapi-validator, SQLite';
 const NAIVE = 'naive Fastify + pg, PostgreSQL (no cache)';
 const LOADS = [0.5, 0.8] as const;
+/** Seconds of each target's first scenario run, unrecorded, before its measured runs. */
+const WARM_UP_SECONDS = 2;
 
 const closed = new Samples<WrkResult>();
 const open = new Samples<OpenLoopResult & { rate: number }>();
@@ -169,6 +172,18 @@ for (let round = 0; round < rounds; round++) {
     const running = await target.start(port++);
     console.log(`round ${round + 1}/${rounds}: ${target.name} listening at ${running.url}, pid ${running.pid}`);
     try {
+      // Unrecorded: every target's first measured run starts on compiled code and warm caches, whichever scenario it
+      // is (the feature variants run the mixed workload only, which the plain SQLite target reaches after three runs).
+      await wrk({
+        url: running.url,
+        scenario: target.scenarios[0] === 'delete' ? 'get' : target.scenarios[0]!,
+        token: running.token,
+        tokens: running.tokens,
+        base: newBase(),
+        seconds: WARM_UP_SECONDS,
+        connections,
+        serverPid: running.pid,
+      });
       let createBase = 0;
       for (const scenario of target.scenarios) {
         // Deletes remove what this round's create run made; the create run always precedes them.
@@ -386,8 +401,8 @@ const report = `# Benchmarks
 Made by \`${command}\` on ${new Date().toISOString().slice(0, 10)} in ${minutes.toFixed(1)} minutes: ${rounds} round${rounds === 1 ? '' : 's'}, Node
 ${process.version}, ${execFileSync('nproc').toString().trim()} cores (${execFileSync('uname', ['-sr']).toString().trim()}); every server pinned to core 0 with \`taskset\`, \`wrk\` and the
 open-loop generator pinned to core 1. Each round starts every target in turn (the order rotates by one target per
-round) on a fresh database, seeds ${PRINCIPALS} principals with ${PLANTS_PER_PRINCIPAL} plants each over HTTP, runs the closed-loop
-scenarios, then the open-loop runs at 50% and 80% of the capacity that target just showed; the cost-growth runs
+round) on a fresh database, seeds ${PRINCIPALS} principals with ${PLANTS_PER_PRINCIPAL} plants each over HTTP, warms up with ${WARM_UP_SECONDS} s of
+its first scenario (not recorded), runs the closed-loop scenarios, then the open-loop runs at 50% and 80% of the capacity that target just showed; the cost-growth runs
 follow. Every figure is the **median over the rounds, with the spread (min-max) in brackets**; a ratio is the median
 of the per-round ratios. plant-store ran with \`LOG_LEVEL=warn\`, \`RATE_LIMIT_MAX=0\` and \`METRICS_PORT=off\`, except two
 variants of the SQLite target that run the mixed workload only, to price a feature: one with metrics on (their own
