@@ -18,7 +18,14 @@ import { costGrowth, LAYOUTS, SCALE_RATE, SIZES } from './bench/scale.js';
 import { sdkOverhead } from './bench/sdk-overhead.js';
 import { soak } from './bench/soak.js';
 import { Samples, type Spread, show, spread } from './bench/stats.js';
-import { METRICS_ON, PLANTS_PER_PRINCIPAL, PRINCIPALS, targets, WEBHOOK_ON } from './bench/targets.js';
+import {
+  METRICS_ON,
+  PLANTS_PER_PRINCIPAL,
+  PRINCIPALS,
+  targets,
+  WEBHOOK_ON,
+  webhookDeliveries,
+} from './bench/targets.js';
 import { requireWrk, type Scenario, type WrkResult, wrk } from './bench/wrk.js';
 
 const { values } = parseArgs({
@@ -407,8 +414,11 @@ follow. Every figure is the **median over the rounds, with the spread (min-max) 
 of the per-round ratios. plant-store ran with \`LOG_LEVEL=warn\`, \`RATE_LIMIT_MAX=0\` and \`METRICS_PORT=off\`, except two
 variants of the SQLite target that run the mixed workload only, to price a feature: one with metrics on (their own
 listener on a free port), and one with a webhook subscription (added with \`plant-store webhook add\` after seeding, to
-a receiver in the bench process that answers 204 at once, so every create of the run is delivered during it). The
-machine is shared and noisy: compare ratios within one run, not absolute figures across runs. Load average (1, 5, 15
+a receiver in the bench process that answers 204 at once; its worker delivers while the variant runs, at most
+\`WEBHOOK_PER_SUBSCRIPTION\` (4) attempts in flight, each settled in a batch every 20 ms, so creates arriving faster
+than that wait in the outbox: the receiver got ${webhookDeliveries.length ? webhookDeliveries.join(', ') : 'no'} deliveries
+in the rounds, while a tenth of the variant's requests (its warm-up's and its mixed run's) were creates, each one
+event). The machine is shared and noisy: compare ratios within one run, not absolute figures across runs. Load average (1, 5, 15
 min) when the run began: ${loadAtStart}; when it ended: ${loadAtEnd} (the benchmark itself keeps about 2 busy).
 
 ## Closed loop (capacity)

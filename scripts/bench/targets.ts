@@ -208,6 +208,9 @@ export const WEBHOOK_ON = 'plant-store, SQLite, one webhook subscription (mixed 
  * The SQLite target with one webhook subscription, added through the CLI once seeding is done (so the run delivers
  * only the plants its own creates make), to a receiver in this process that answers 204 at once.
  */
+/** Per round, the deliveries the webhook variant's receiver got while the variant ran (for the report). */
+export const webhookDeliveries: number[] = [];
+
 function withWebhookSubscription(name: string): Target {
   let databaseUrl = '';
   const base = plantStore(name, () => (databaseUrl = sqliteFile()), { WEBHOOK_ALLOW_PRIVATE: 'true' }, ['mixed']);
@@ -234,6 +237,7 @@ function withWebhookSubscription(name: string): Target {
           await running.stop(keepData);
           receiver.closeAllConnections();
           receiver.close();
+          webhookDeliveries.push(delivered);
           console.log(`  webhook receiver: ${delivered} deliveries`);
         },
       };
