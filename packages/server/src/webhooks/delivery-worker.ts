@@ -48,9 +48,10 @@ const OUTAGE_SUMMARY_MS = 60_000;
 /** The longest a circuit stays open, unless WEBHOOK_CIRCUIT_OPEN_MS asks for longer. */
 const MAX_CIRCUIT_OPEN_MS = 600_000;
 /**
- * A commit wakes the worker this long after it, and settled attempts are written together this often: under load,
- * one lease and one settling write serve many deliveries (on SQLite, one fsync each instead of one per event), which
- * keeps the worker's share of the database small next to the API's writes.
+ * A commit wakes the worker this long after it, and settled attempts are written together this often (or at once,
+ * when every attempt in flight has finished): under load, one lease and one settling write serve many deliveries (on
+ * SQLite, one fsync each instead of one per event), which keeps the worker's share of the database small next to the
+ * API's writes.
  */
 const BATCH_MS = 20;
 
@@ -196,18 +197,23 @@ export function startDeliveryWorker(
     done: () => void;
     failed: (e: unknown) => void;
   }[] = [];
+  let settleTimer: NodeJS.Timeout | undefined;
+  function settleBatch(): void {
+    clearTimeout(settleTimer);
+    settleTimer = undefined;
+    const batch = settling;
+    settling = [];
+    // Started in one turn of the event loop, so SQLite's group commit puts them in one transaction.
+    for (const item of batch)
+      repository.settle(item.id, item.outcome, item.now, item.circuit).then(item.done, item.failed);
+  }
   function settleSoon(id: number, outcome: DeliveryOutcome, now: number, circuit?: CircuitUpdate): Promise<void> {
     return new Promise((done, failed) => {
       settling.push({ id, outcome, now, circuit, done, failed });
-      // The first settlement since the last batch schedules the next one.
-      if (settling.length === 1)
-        setTimeout(() => {
-          const batch = settling;
-          settling = [];
-          // Started in one turn of the event loop, so SQLite's group commit puts them in one transaction.
-          for (const item of batch)
-            repository.settle(item.id, item.outcome, item.now, item.circuit).then(item.done, item.failed);
-        }, BATCH_MS);
+      // Every attempt in flight has finished: none can join the batch, and waiting would only hold the slots (and a
+      // busy subscription's next deliveries) for nothing. Otherwise the first settlement schedules the batch.
+      if (settling.length >= inFlight.size) settleBatch();
+      else settleTimer ??= setTimeout(settleBatch, BATCH_MS);
     });
   }
 
