@@ -18,7 +18,7 @@ export interface Build {
 
 const tsc = `${root}node_modules/.bin/tsc`;
 
-/** What the server runs: the contract, then the server. */
+/** What the server runs: the contract, the core, then the server. */
 export const SERVER_BUILDS: Build[] = [
   {
     dir: 'packages/contract',
@@ -28,6 +28,11 @@ export const SERVER_BUILDS: Build[] = [
       [tsc, ['-p', 'tsconfig.build.json']],
       [process.execPath, ['-e', "require('node:fs').copyFileSync('../../openapi.yaml', 'dist/openapi.yaml')"]],
     ],
+  },
+  {
+    dir: 'packages/core',
+    sources: ['src', 'package.json', 'tsconfig.build.json'],
+    commands: [[tsc, ['-p', 'tsconfig.build.json']]],
   },
   {
     dir: 'packages/server',

@@ -6,10 +6,10 @@
 // from a 400 (and pay for parsing) before hearing 401. onRequest runs before the body is read.
 
 import { BODY_REQUIRED_MESSAGE, JsonBodyError } from '@plant-store/contract';
+import { OPEN_OPERATIONS } from '@plant-store/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyOpenapiGlueOptions } from 'fastify-openapi-glue';
 import type { SecurityHandler } from '../auth/bearer.js';
-import { OPEN_OPERATIONS } from '../handlers/handler.js';
 import type { Store } from '../store/store.js';
 import type { Contract } from './openapi-document.js';
 import { queryNamesHook } from './query-names.js';
