@@ -24,11 +24,13 @@ export {
 export { handlers } from './handlers/index.js';
 export {
   fingerprintOf,
+  IDEMPOTENCY_KEY_FACTS,
   KEYED_OPERATIONS,
   type KeptRefusalAnswer,
   keepRefusal,
   keyReusedError,
   MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL,
+  malformedKeyError,
   oneAtATime,
   REPLAYED_HEADERS,
   refusalFingerprintOf,

@@ -1,7 +1,7 @@
 // Idempotency-Key on createPlant (the IETF httpapi draft, Stripe's semantics): the request's fingerprint, the
 // requests still in flight in this process, and the answers for a repeat. Web-platform code only (no Node imports):
 // the server and the SDK's testing kit both run it.
-import { ApiError, type HeadersOf, type OperationId } from '@plant-store/contract';
+import { ApiError, checkValue, type HeadersOf, type OperationId, type ValueFacts } from '@plant-store/contract';
 import type { PlantStore } from '../store/plant-store.js';
 
 // Operations whose declared headers include Idempotency-Key (one that declares no headers has string keys).
@@ -18,6 +18,24 @@ type KeyedOperationId = {
  * loses the header is a compile error here until this list follows.
  */
 export const KEYED_OPERATIONS = { createPlant: true } as const satisfies Record<KeyedOperationId, true>;
+
+/**
+ * The Idempotency-Key header's schema, as openapi.yaml declares it: the generated facts carry no headers (the server
+ * validates them from the document itself), and a unit test holds this equal to the document's.
+ */
+export const IDEMPOTENCY_KEY_FACTS = {
+  name: 'idempotency-key',
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[!-~]+$',
+} as const satisfies ValueFacts & { name: string };
+
+/** The 400 for a malformed key, in the words the service's validation gives a header's broken rule; else undefined. */
+export function malformedKeyError(key: string): ApiError | undefined {
+  const checked = checkValue('header', IDEMPOTENCY_KEY_FACTS, key, true);
+  return 'detail' in checked ? new ApiError(400, checked.message) : undefined;
+}
 
 /** Keys each principal keeps at most; beyond that the server's sweeper forgets its oldest first (idempotency/sweeper.ts). */
 export const MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL = 10_000;

@@ -30,6 +30,7 @@ import {
   insufficientScope,
   KEYED_OPERATIONS,
   keepRefusal,
+  malformedKeyError,
   openMemoryPlants,
   type PlantStore,
   queryTokenRefused,
@@ -37,9 +38,6 @@ import {
   TOKEN_NOT_RECOGNISED,
   unauthorized,
 } from '@plant-store/core';
-
-// The server checks the key's header against its schema in the document, which the generated facts leave out.
-const IDEMPOTENCY_KEY = /^[!-~]{1,255}$/;
 
 /** A scope a fake token may carry: `read` lists, `write` creates and deletes (the contract's scopes). */
 export type FakeScope = Scope;
@@ -257,14 +255,13 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     if (operation.body === null) return { body: undefined };
     const keyed = Object.hasOwn(KEYED_OPERATIONS, operation.operationId);
     const key = keyed ? request.headers.get('idempotency-key') : null;
-    const wellFormedKey = key !== null && IDEMPOTENCY_KEY.test(key);
+    const keyError = key === null ? undefined : malformedKeyError(key);
+    const wellFormedKey = key !== null && keyError === undefined;
     const bytes = new Uint8Array(await request.arrayBuffer());
     try {
       const checked = checkBody(operation, parseBody(request.headers.get('content-type'), bytes));
       if (isProblem(checked)) throw invalid(checked);
-      if (key !== null && !wellFormedKey) {
-        throw new ApiError(400, 'header "idempotency-key" must be 1 to 255 visible ASCII characters, without spaces');
-      }
+      if (keyError) throw keyError;
       return { body: checked.body };
     } catch (error) {
       if (!wellFormedKey || !(error instanceof ApiError) || error.status !== 400) throw error;
