@@ -244,13 +244,13 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
 
   /**
    * The operation's body, checked by the contract's rules (the body before the key, as the service's validation
-   * has it). A 400 for the body of a keyed request with a well-formed key is that key's first answer, kept and
-   * replayed by the service's own rules: then that answer comes back instead of a body.
+   * has it). A 400 for the body of a keyed request with a well-formed key, from a principal, is that key's first
+   * answer, kept and replayed by the service's own rules: then that answer comes back instead of a body.
    */
   async function checkedBody(
     request: Request,
     operation: OperationFacts,
-    subject: string,
+    subject: string | null,
   ): Promise<{ body: unknown } | { kept: Answer }> {
     if (operation.body === null) return { body: undefined };
     const keyed = Object.hasOwn(KEYED_OPERATIONS, operation.operationId);
@@ -258,13 +258,16 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     const keyError = key === null ? undefined : malformedKeyError(key);
     const wellFormedKey = key !== null && keyError === undefined;
     const bytes = new Uint8Array(await request.arrayBuffer());
+    const type = request.headers.get('content-type');
+    // An optional body not sent is no body, and nothing to check (the server validates only a body that was sent).
+    if (!operation.body.required && bytes.length === 0 && !type) return { body: undefined };
     try {
-      const checked = checkBody(operation, parseBody(request.headers.get('content-type'), bytes));
+      const checked = checkBody(operation, parseBody(type, bytes));
       if (isProblem(checked)) throw invalid(checked);
       if (keyError) throw keyError;
       return { body: checked.body };
     } catch (error) {
-      if (!wellFormedKey || !(error instanceof ApiError) || error.status !== 400) throw error;
+      if (subject === null || !wellFormedKey || !(error instanceof ApiError) || error.status !== 400) throw error;
       const fingerprint = await refusalFingerprintOf(operation.operationId, bytes);
       const kept = await keepRefusal(store, subject, key, fingerprint, { status: 400, json: errorBody(error) });
       return { kept: { status: kept.status, body: kept.json, headers: kept.headers } };
@@ -292,8 +295,10 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
         failure.retryAfterSeconds === undefined ? {} : { 'retry-after': String(failure.retryAfterSeconds) },
       );
     }
-    const principal = authenticate(request, url, operation);
-    rateLimit(principal.subject);
+    // An open operation (no security requirement in the contract) is answered without a token, its handler given no
+    // principal, as the server's bindings do.
+    const principal = operation.security.length === 0 ? null : authenticate(request, url, operation);
+    if (principal) rateLimit(principal.subject);
     const matched = route.pattern.exec(path) ?? [];
     const pathValues = Object.fromEntries(
       route.names.map((name, index) => [name, decodeURIComponent(matched[index + 1] ?? '')]),
@@ -303,7 +308,7 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     if (names) throw invalid(names);
     const parameters = checkParameters(operation, pathValues, url.searchParams);
     if (isProblem(parameters)) throw invalid(parameters);
-    const checked = await checkedBody(request, operation, principal.subject);
+    const checked = await checkedBody(request, operation, principal?.subject ?? null);
     if ('kept' in checked) return checked.kept;
     // The service's own handler answers, as the server's bindings call it after validation.
     const handler = handlers[operation.operationId as OperationId] as AnyHandler;
