@@ -11,10 +11,8 @@ export {
   unauthorized,
 } from './auth/bearer-rules.js';
 export type { Principal } from './auth/principal.js';
-export { entityTagOf, noneMatch } from './handlers/entity-tag.js';
 export {
   type Handler,
-  type HandlerDeps,
   type HandlerInput,
   type HandlerResult,
   type Handlers,
@@ -23,16 +21,11 @@ export {
 } from './handlers/handler.js';
 export { handlers } from './handlers/index.js';
 export {
-  fingerprintOf,
-  IDEMPOTENCY_KEY_FACTS,
   KEYED_OPERATIONS,
   type KeptRefusalAnswer,
   keepRefusal,
-  keyReusedError,
   MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL,
   malformedKeyError,
-  oneAtATime,
-  REPLAYED_HEADERS,
   refusalFingerprintOf,
 } from './idempotency/idempotency-key.js';
 export { type MemoryPlants, openMemoryPlants } from './store/memory-plants.js';
