@@ -6,8 +6,9 @@
 // map the server binds, `satisfies Handlers`, so an operation the contract gains is answered with no edit here), over
 // that package's memory engine, with its Idempotency-Key rules and bearer wording. The routes, scopes, body limit and
 // bounds are the contract's generated facts, and the request checks with their messages and `details` are the
-// contract's functions, as the server runs them. What stays here is the edge that Fastify and the server's http/
-// layer are: see the SDK's README, "What the fake does not match".
+// contract's functions, as the server runs them. What stays here is what the server's HTTP layer (Fastify and its
+// http/ folder) does around them: routing, reading the body, looking the token up, the rate limit and the headers of
+// every answer. The SDK's README says where that differs from the service.
 import {
   ApiError,
   BODY_LIMIT_BYTES,
@@ -103,7 +104,6 @@ function templateToPattern(path: string): { pattern: RegExp; names: string[] } {
 
 /** The contract's paths, each with its operations by method. */
 const ROUTES = [...new Set(OPERATIONS.map((operation) => operation.path))].map((template) => ({
-  template,
   // The route's path as the server's handlers get it (Fastify's form, /plants/:id), for the Links they build.
   routePath: template.replace(/\{([^}]+)\}/g, ':$1'),
   ...templateToPattern(template),
