@@ -235,11 +235,9 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     window.count++;
     if (window.count <= max) return;
     const seconds = Math.max(1, Math.ceil((window.start + windowMs - at) / 1000));
-    throw new ApiError(
-      429,
-      `rate limit of ${max} requests exceeded; retry in ${seconds} second${seconds === 1 ? '' : 's'}`,
-      { 'retry-after': String(seconds) },
-    );
+    throw new ApiError(429, `rate limit of ${max} requests exceeded; retry in ${seconds} seconds`, {
+      'retry-after': String(seconds),
+    });
   }
 
   /**
@@ -298,7 +296,6 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     // An open operation (no security requirement in the contract) is answered without a token, its handler given no
     // principal, as the server's bindings do.
     const principal = operation.security.length === 0 ? null : authenticate(request, url, operation);
-    if (principal) rateLimit(principal.subject);
     const matched = route.pattern.exec(path) ?? [];
     const pathValues = Object.fromEntries(
       route.names.map((name, index) => [name, decodeURIComponent(matched[index + 1] ?? '')]),
@@ -306,6 +303,8 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     // Unknown query parameters (and declared ones given twice) are refused, by the rule the service runs.
     const names = checkQueryNames(operation, url.searchParams.keys());
     if (names) throw invalid(names);
+    // Counted once the token and the query's names are checked, as the service counts (before the body is read).
+    if (principal) rateLimit(principal.subject);
     const parameters = checkParameters(operation, pathValues, url.searchParams);
     if (isProblem(parameters)) throw invalid(parameters);
     const checked = await checkedBody(request, operation, principal?.subject ?? null);

@@ -90,7 +90,11 @@ describe('createFakePlantStore', () => {
       retry: { maxRetries: 0 },
     });
     await api.plants.list();
-    await expect(api.plants.list()).rejects.toMatchObject({ constructor: RateLimitError, retryAfterMs: 60_000 });
+    await expect(api.plants.list()).rejects.toMatchObject({
+      constructor: RateLimitError,
+      retryAfterMs: 60_000,
+      message: 'rate limit of 1 requests exceeded; retry in 60 seconds',
+    });
     now = 60_000;
     expect(await api.plants.list()).toEqual([]);
   });
