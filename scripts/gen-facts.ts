@@ -84,7 +84,8 @@ export function operationFacts(document: Document): OperationFacts[] {
   const globalSecurity = (document.security as Record<string, string[]>[] | undefined) ?? [];
   return operationsOf<Operation>(document).map(({ path, method, operation, pathItem }) => {
     // Header parameters (Idempotency-Key, If-None-Match) are not request rules of the kind these facts carry: the
-    // service validates them from the document, and the testing kit checks them where it implements them.
+    // service validates them from the document, and the testing kit checks them where it implements them (the
+    // Idempotency-Key by @plant-store/core's statement of its schema, which a test holds equal to the document's).
     const declared = [...((pathItem.parameters as Schema[] | undefined) ?? []), ...(operation.parameters ?? [])];
     const parameters = declared
       .filter((parameter) => parameter.in !== 'header')

@@ -17,22 +17,34 @@ export interface Build {
 }
 
 const tsc = `${root}node_modules/.bin/tsc`;
+// tsc never deletes what a moved or removed source compiled to, and such a file, older than every source, would keep
+// dist/ stale for ever (see isFresh): each build starts from an empty dist/, as the packages' build scripts do.
+const emptyDist: [string, string[]] = [
+  process.execPath,
+  ['-e', "require('node:fs').rmSync('dist', { recursive: true, force: true })"],
+];
 
-/** What the server runs: the contract, then the server. */
+/** What the server runs: the contract, the core, then the server. */
 export const SERVER_BUILDS: Build[] = [
   {
     dir: 'packages/contract',
     sources: ['src', 'package.json', 'tsconfig.build.json', '../../openapi.yaml'],
     // As the package's build script: the copy of openapi.yaml is part of dist/ (and of its age) too.
     commands: [
+      emptyDist,
       [tsc, ['-p', 'tsconfig.build.json']],
       [process.execPath, ['-e', "require('node:fs').copyFileSync('../../openapi.yaml', 'dist/openapi.yaml')"]],
     ],
   },
   {
+    dir: 'packages/core',
+    sources: ['src', 'package.json', 'tsconfig.build.json'],
+    commands: [emptyDist, [tsc, ['-p', 'tsconfig.build.json']]],
+  },
+  {
     dir: 'packages/server',
     sources: ['src', 'package.json', 'tsconfig.build.json'],
-    commands: [[tsc, ['-p', 'tsconfig.build.json']]],
+    commands: [emptyDist, [tsc, ['-p', 'tsconfig.build.json']]],
   },
 ];
 

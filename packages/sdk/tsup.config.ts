@@ -17,8 +17,10 @@ async function dropDuplicateSourceMapComments(): Promise<void> {
 
 // ESM + CommonJS with declarations, one entry per public subpath: `.` (the client), `./testing` (the fake service,
 // kept out of production bundles) and `./tanstack` (TanStack Query options). The contract's generated types are
-// inlined so the published .d.ts files do not point at the private @plant-store/contract package, whose little
-// run-time code (the int64 bounds) is bundled. openapi-fetch and @tanstack/query-core stay external.
+// inlined so the published .d.ts files do not point at the private @plant-store/contract package, whose run-time
+// code (the int64 bounds; for the testing kit the operation facts and request rules) is bundled, as is the private
+// @plant-store/core's (the service's handlers and memory engine, for the testing kit alone): neither is ever a
+// dependency of the published package. openapi-fetch and @tanstack/query-core stay external.
 export default defineConfig({
   entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', tanstack: 'src/tanstack.ts' },
   format: ['esm', 'cjs'],
@@ -28,7 +30,10 @@ export default defineConfig({
     compilerOptions: {
       composite: false,
       baseUrl: '.',
-      paths: { '@plant-store/contract': ['../contract/src/index.ts'] },
+      paths: {
+        '@plant-store/contract': ['../contract/src/index.ts'],
+        '@plant-store/core': ['../core/src/index.ts'],
+      },
     },
   },
   clean: true,

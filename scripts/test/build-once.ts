@@ -8,7 +8,7 @@ const BUILDS: Build[] = [
   ...SERVER_BUILDS,
   {
     dir: 'packages/sdk',
-    sources: ['src', 'package.json', 'tsup.config.ts', '../contract/src'],
+    sources: ['src', 'package.json', 'tsup.config.ts', '../contract/src', '../core/src'],
     commands: [
       ['node_modules/.bin/tsup', []],
       [process.execPath, ['scripts/size.mjs']],

@@ -103,7 +103,8 @@ function problem(broken: BrokenRule): Problem {
 // JSON Schema counts characters as code points, not UTF-16 units.
 const length = (text: string) => [...text].length;
 
-type Location = 'body' | 'query' | 'path';
+// A header's broken rule is told in the message alone (ErrorDetail has no header location), as the service does.
+type Location = 'body' | 'query' | 'path' | 'header';
 
 /**
  * Checks one value against its facts, in the order the service's validation reports: type, then length, then

@@ -1,15 +1,18 @@
 // Prints the SDK's size as shipped to browsers, per public entry: each of dist/index.js, dist/testing.js and
 // dist/tanstack.js bundled with its shared chunks, minified and gzipped, openapi-fetch and @tanstack/query-core
 // excluded; openapi-fetch's own size next to it. Fails (exit 1) when the main entry is above the budget the README
-// promises, or the testing kit above its own (it carries the contract's operation table and request rules); the
-// TanStack helpers are measured on their own.
+// promises, or the testing kit above its own (it carries the contract's operation table and request rules, and the
+// service's handlers and memory engine from @plant-store/core); the TanStack helpers are measured on their own.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 // 5 KB until 1.2.0's safe retries and conditional lists (Idempotency-Key, the kept pages): 5.5 KB since.
 const BUDGET_BYTES = 5.5 * 1024;
-const TESTING_BUDGET_BYTES = 8 * 1024;
+// The testing kit: 8 KB while it answered each operation with its own branch (6.6 KB measured). Since it runs the
+// service's handlers, Idempotency-Key rules and memory engine instead (7.8 KB measured), 9 KB: room for a few more
+// operations' handlers, which reach the kit with no edit of it, so one more must not fail the SDK's build.
+const TESTING_BUDGET_BYTES = 9 * 1024;
 const root = new URL('..', import.meta.url).pathname;
 const gzipped = (code) => gzipSync(code, { level: 9 }).length;
 

@@ -1,12 +1,12 @@
 // The composition root: builds the Fastify app from the contract, the config, a store and (optionally) a Redis
 // client for shared rate limits. It registers the pieces in http/ and auth/ in the order they must run,
 // and never listens (server.ts does), so tests drive it with inject or start their own listener.
+import { handlers as defaultHandlers } from '@plant-store/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import type { Redis } from 'ioredis';
 import { createSecurityHandlers } from './auth/bearer.js';
 import type { Config } from './config.js';
-import { handlers as defaultHandlers } from './handlers/index.js';
 import { benchSwitches } from './http/bench-switches.js';
 import { type BoundHandler, checkBindings, operationResolver } from './http/bindings.js';
 import { clientErrorHandler, registerCloseAfterEarlyAnswer } from './http/client-errors.js';

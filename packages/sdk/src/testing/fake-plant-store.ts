@@ -1,54 +1,47 @@
-// An in-memory Plant Store behind a `fetch`: the contract's three operations with the service's validation rules and
-// messages, bearer tokens with scopes, ownership by subject, paging with Link, exact int64 ids, and 429 or 5xx on
-// demand. Only web-platform globals (Request, Response, URL, crypto.getRandomValues): it runs in browsers too.
+// An in-memory Plant Store behind a `fetch`: the service's own handlers over the service's own memory engine, behind
+// the HTTP edge of the service (routing, bearer tokens with scopes, body reading and the request checks), with 429 or
+// 5xx on demand. Only web-platform globals (Request, Response, URL, crypto): it runs in browsers too.
 //
-// What the contract says is not copied here: routes, scopes, the body limit, every bound and the order rules are
-// checked in come from the contract's generated facts (OPERATIONS, BODY_LIMIT_BYTES), and the checks, their messages
-// and `details`, the cursor codec and the Link builder are the very functions the service runs.
+// What the service does is not copied here. Each operation is answered by its handler from @plant-store/core (the
+// map the server binds, `satisfies Handlers`, so an operation the contract gains is answered with no edit here), over
+// that package's memory engine, with its Idempotency-Key rules and bearer wording. The routes, scopes, body limit and
+// bounds are the contract's generated facts, and the request checks with their messages and `details` are the
+// contract's functions, as the server runs them. What stays here is what the server's HTTP layer (Fastify and its
+// http/ folder) does around them: routing, reading the body, looking the token up, the rate limit and the headers of
+// every answer. The SDK's README says where that differs from the service.
 import {
+  ApiError,
   BODY_LIMIT_BYTES,
   BODY_REQUIRED_MESSAGE,
-  CURSOR_NOT_ISSUED_MESSAGE,
   checkBody,
   checkParameters,
   checkQueryNames,
-  decodeCursor,
-  type ErrorDetail,
+  type ErrorBody,
   JsonBodyError,
-  nextPageLink,
   OPERATIONS,
   type OperationFacts,
   type OperationId,
-  type Plant,
   type Problem,
   parseJsonExact,
   type Scope,
 } from '@plant-store/contract';
-
-/**
- * The operations this fake answers, each by its own branch in `answer`. An operation the contract gains is a compile
- * error here until the fake answers it (as the server's handler map is), never a silent answer of another operation.
- */
-const ANSWERED = { createPlant: true, deletePlant: true, getPlants: true } as const satisfies Record<OperationId, true>;
-
-const IDEMPOTENCY_KEY = /^[!-~]{1,255}$/;
-const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-
-/** FNV-1a of `text`, in hex: tells queries and subjects apart in an ETag. */
-function hash(text: string): string {
-  let value = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) value = Math.imul(value ^ text.charCodeAt(i), 0x01000193);
-  return (value >>> 0).toString(16);
-}
+import {
+  bearerTokenOf,
+  handlers,
+  insufficientScope,
+  KEYED_OPERATIONS,
+  keepRefusal,
+  malformedKeyError,
+  openMemoryPlants,
+  type PlantStore,
+  queryTokenRefused,
+  refusalFingerprintOf,
+  TOKEN_NOT_RECOGNISED,
+  unauthorized,
+} from '@plant-store/core';
 
 /** A scope a fake token may carry: `read` lists, `write` creates and deletes (the contract's scopes). */
 export type FakeScope = Scope;
-
-interface ValidPlant {
-  id: bigint;
-  name: string;
-  tag?: string;
-}
 
 /** A plant to seed, as the service stores it: its id (number or bigint), name and optional tag. */
 export interface SeedPlant {
@@ -101,8 +94,6 @@ export interface FakePlantStore {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
-const REALM = 'realm="plant-store"';
 
 // /plants/{id} -> ^/plants/([^/]+)$, and the names of its parameters.
 function templateToPattern(path: string): { pattern: RegExp; names: string[] } {
@@ -113,7 +104,8 @@ function templateToPattern(path: string): { pattern: RegExp; names: string[] } {
 
 /** The contract's paths, each with its operations by method. */
 const ROUTES = [...new Set(OPERATIONS.map((operation) => operation.path))].map((template) => ({
-  template,
+  // The route's path as the server's handlers get it (Fastify's form, /plants/:id), for the Links they build.
+  routePath: template.replace(/\{([^}]+)\}/g, ':$1'),
   ...templateToPattern(template),
   operations: new Map<string, OperationFacts>(
     OPERATIONS.filter((operation) => operation.path === template).map((operation) => [operation.method, operation]),
@@ -125,37 +117,49 @@ const DEFAULT_MESSAGES: Record<number, string> = {
   503: 'the database is unavailable; retry shortly',
 };
 
-/** An answer the fake gives instead of going on: a status, the Error body's message, extra headers. */
-class Refusal {
-  constructor(
-    readonly status: number,
-    readonly message: string,
-    readonly headers: Record<string, string> = {},
-    readonly details?: ErrorDetail[],
-  ) {}
+/** An answer, as the fake turns it into a Response. */
+interface Answer {
+  status: number;
+  body?: string | Uint8Array;
+  headers?: Readonly<Record<string, string>>;
 }
 
-/** The Error body of a refusal, as JSON text. */
-const errorBody = (refusal: Refusal) =>
-  JSON.stringify({
-    error: refusal.status,
-    message: refusal.message,
-    ...(refusal.details ? { details: refusal.details } : {}),
-  });
+/** The Error body of a refusal, as JSON text (the server's error handler writes the same). */
+function errorBody(error: ApiError): string {
+  const body: ErrorBody = {
+    error: error.status,
+    message: error.message,
+    ...(error.details ? { details: [...error.details] } : {}),
+  };
+  return JSON.stringify(body);
+}
 
 /** A 400 for a broken rule, with the same `details` the service sends. */
-const invalid = (problem: Problem) => new Refusal(400, problem.message, {}, [problem.detail]);
+const invalid = (problem: Problem) => new ApiError(400, problem.message, {}, [problem.detail]);
 
 const isProblem = (result: object): result is Problem => 'detail' in result;
 
 const CREATE_PLANT = OPERATIONS.find((operation) => operation.operationId === 'createPlant') as OperationFacts;
 
-/** A NewPlant checked by the contract's rules, with its id as the bigint the fake keys plants by. */
-function validateNewPlant(body: unknown): { plant: ValidPlant } | Problem {
-  const checked = checkBody(CREATE_PLANT, body);
-  if (isProblem(checked)) return checked;
-  const { id, name, tag } = checked.body as { id: number | bigint; name: string; tag?: string };
-  return { plant: { id: BigInt(id), name, ...(tag === undefined ? {} : { tag }) } };
+/** A handler's result, whichever operation's: a status, headers, and a body or its JSON already built. */
+type AnyResult = { status: number; headers?: Readonly<Record<string, string>> } & (
+  | { body: unknown }
+  | { json: string | Uint8Array }
+);
+
+/**
+ * A handler as the fake calls it, by a run-time operationId. Each handler takes its own operation's input; the map
+ * can only be held under this input-erased signature (as the server's bindings hold it), and the fake passes the
+ * input the contract's checks built for that very operation.
+ */
+type AnyHandler = (input: never, deps: { store: PlantStore }) => Promise<AnyResult>;
+
+/** A handler's result as an answer: JSON built by the store or kept for a key, the body serialized, or none. */
+function answerOf(result: AnyResult): Answer {
+  const headers = result.headers ?? {};
+  if ('json' in result) return { status: result.status, body: result.json, headers };
+  if (result.body === undefined) return { status: result.status, headers };
+  return { status: result.status, body: JSON.stringify(result.body), headers };
 }
 
 function randomText(bytes: number): string {
@@ -164,15 +168,30 @@ function randomText(bytes: number): string {
   return Array.from(values, (value) => value.toString(16).padStart(2, '0')).join('');
 }
 
-function unauthorized(message: string, error?: string): Refusal {
-  const challenge = error ? `Bearer ${REALM}, error="${error}", error_description="${message}"` : `Bearer ${REALM}`;
-  return new Refusal(401, message, { 'www-authenticate': challenge });
+/** The body as the service reads it: JSON by its Content-Type, within the body limit, UTF-8, parsed exactly. */
+function parseBody(type: string | null, bytes: Uint8Array): unknown {
+  if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
+    // No body at all: the service's check that a required body was sent, in its words.
+    if (bytes.length === 0 && !type) throw new ApiError(400, BODY_REQUIRED_MESSAGE);
+    throw new ApiError(415, 'the request body must be sent with "Content-Type: application/json"');
+  }
+  if (bytes.length > BODY_LIMIT_BYTES) {
+    throw new ApiError(413, `the request body is larger than ${BODY_LIMIT_BYTES} bytes`);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new ApiError(400, 'the body is not valid UTF-8');
+  }
+  if (text === '') throw new ApiError(400, 'the body is empty; send a JSON object');
+  try {
+    return parseJsonExact(text);
+  } catch (error) {
+    if (error instanceof JsonBodyError) throw new ApiError(400, error.message);
+    throw error;
+  }
 }
-
-const stored = (plant: ValidPlant): Plant => ({
-  name: plant.name,
-  ...(plant.tag === undefined ? {} : { tag: plant.tag }),
-});
 
 /**
  * An in-memory Plant Store for tests, with no server and no Node imports:
@@ -185,43 +204,25 @@ const stored = (plant: ValidPlant): Plant => ({
 export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakePlantStore {
   const now = options.now ?? Date.now;
   const tokens = new Map<string, { subject: string; scopes: readonly FakeScope[]; revoked: boolean }>();
-  const plants = new Map<string, Map<bigint, ValidPlant>>();
+  // The plants and the answers kept for Idempotency-Keys: the service's memory engine, which the handlers run on.
+  const store = openMemoryPlants();
   const failures: FakeFailure[] = [];
   const windows = new Map<string, { start: number; count: number }>();
   const requests: Array<{ method: string; url: string; status: number }> = [];
-  // Per subject: a version moved by every create and delete (the ETag's), and the answers kept for Idempotency-Keys.
-  const versions = new Map<string, number>();
-  const kept = new Map<string, { fingerprint: string; status: number; body: string; at: number }>();
-  const touch = (subject: string) => versions.set(subject, (versions.get(subject) ?? 0) + 1);
 
-  const plantsFor = (subject: string) => {
-    const owned = plants.get(subject) ?? new Map<bigint, ValidPlant>();
-    plants.set(subject, owned);
-    return owned;
-  };
-
-  function authenticate(request: Request, url: URL, operation: OperationFacts): { subject: string } {
-    if (url.searchParams.has('access_token')) {
-      throw new Refusal(
-        400,
-        'tokens in the query string are refused; send the token in the Authorization header as "Bearer <token>"',
-        { 'www-authenticate': `Bearer ${REALM}, error="invalid_request"` },
-      );
-    }
-    const header = request.headers.get('authorization');
-    if (!header) throw unauthorized('missing Authorization header; send "Authorization: Bearer <token>"');
-    if (!/^bearer(\s|$)/i.test(header)) throw unauthorized('the Authorization header must use the Bearer scheme');
-    const match = BEARER.exec(header);
-    if (!match?.[1]) throw unauthorized('the bearer token is malformed', 'invalid_token');
-    const token = tokens.get(match[1]);
+  function authenticate(
+    request: Request,
+    url: URL,
+    operation: OperationFacts,
+  ): { subject: string; scopes: readonly Scope[] } {
+    if (url.searchParams.has('access_token')) throw queryTokenRefused();
+    const token = tokens.get(bearerTokenOf(request.headers.get('authorization')));
     // Revoked is answered as unknown, as the service does: a 401 never tells whether a token exists.
-    if (!token || token.revoked) throw unauthorized('the bearer token is not recognised', 'invalid_token');
+    if (!token || token.revoked) throw unauthorized(TOKEN_NOT_RECOGNISED, 'invalid_token');
     if (operation.scope !== null && !token.scopes.includes(operation.scope)) {
-      throw new Refusal(403, `this token lacks the "${operation.scope}" scope that ${operation.operationId} needs`, {
-        'www-authenticate': `Bearer ${REALM}, error="insufficient_scope", scope="${operation.scope}"`,
-      });
+      throw insufficientScope(operation.operationId, operation.scope);
     }
-    return { subject: token.subject };
+    return { subject: token.subject, scopes: token.scopes };
   }
 
   function rateLimit(subject: string): void {
@@ -234,95 +235,67 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     window.count++;
     if (window.count <= max) return;
     const seconds = Math.max(1, Math.ceil((window.start + windowMs - at) / 1000));
-    throw new Refusal(
-      429,
-      `rate limit of ${max} requests exceeded; retry in ${seconds} second${seconds === 1 ? '' : 's'}`,
-      {
-        'retry-after': String(seconds),
-      },
-    );
-  }
-
-  async function readBody(request: Request): Promise<unknown> {
-    const type = request.headers.get('content-type');
-    const bytes = new Uint8Array(await request.arrayBuffer());
-    if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
-      // No body at all: the service's check that a required body was sent, in its words.
-      if (bytes.length === 0 && !type) throw new Refusal(400, BODY_REQUIRED_MESSAGE);
-      throw new Refusal(415, 'the request body must be sent with "Content-Type: application/json"');
-    }
-    if (bytes.length > BODY_LIMIT_BYTES) {
-      throw new Refusal(413, `the request body is larger than ${BODY_LIMIT_BYTES} bytes`);
-    }
-    let text: string;
-    try {
-      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-    } catch {
-      throw new Refusal(400, 'the body is not valid UTF-8');
-    }
-    if (text === '') throw new Refusal(400, 'the body is empty; send a JSON object');
-    try {
-      return parseJsonExact(text);
-    } catch (error) {
-      if (error instanceof JsonBodyError) throw new Refusal(400, error.message);
-      throw error;
-    }
+    throw new ApiError(429, `rate limit of ${max} requests exceeded; retry in ${seconds} seconds`, {
+      'retry-after': String(seconds),
+    });
   }
 
   /**
-   * Idempotency-Key, as the service has it: the first answer to a key (200, 409, or a 400 for the body) kept per
-   * subject for 24 hours, given again to a repeat with the same fingerprint, a 422 for another.
+   * The operation's body, checked by the contract's rules (the body before the key, as the service's validation
+   * has it). A 400 for the body of a keyed request with a well-formed key, from a principal, is that key's first
+   * answer, kept and replayed by the service's own rules: then that answer comes back instead of a body.
    */
-  function keyed(
-    id: string,
-    fingerprint: string,
-    first: () => { status: number; body: string },
-  ): { status: number; body: string; headers?: Record<string, string> } {
-    const previous = kept.get(id);
-    if (previous && now() - previous.at < IDEMPOTENCY_TTL_MS) {
-      if (previous.fingerprint !== fingerprint) {
-        throw new Refusal(
-          422,
-          'this Idempotency-Key was already used for a request with another body; send a new key for a new request',
-        );
-      }
-      return { status: previous.status, body: previous.body, headers: { 'idempotent-replayed': 'true' } };
+  async function checkedBody(
+    request: Request,
+    operation: OperationFacts,
+    subject: string | null,
+  ): Promise<{ body: unknown } | { kept: Answer }> {
+    if (operation.body === null) return { body: undefined };
+    const keyed = Object.hasOwn(KEYED_OPERATIONS, operation.operationId);
+    const key = keyed ? request.headers.get('idempotency-key') : null;
+    const keyError = key === null ? undefined : malformedKeyError(key);
+    const wellFormedKey = key !== null && keyError === undefined;
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    const type = request.headers.get('content-type');
+    // An optional body not sent is no body, and nothing to check (the server validates only a body that was sent).
+    if (!operation.body.required && bytes.length === 0 && !type) return { body: undefined };
+    try {
+      const checked = checkBody(operation, parseBody(type, bytes));
+      if (isProblem(checked)) throw invalid(checked);
+      if (keyError) throw keyError;
+      return { body: checked.body };
+    } catch (error) {
+      if (subject === null || !wellFormedKey || !(error instanceof ApiError) || error.status !== 400) throw error;
+      const fingerprint = await refusalFingerprintOf(operation.operationId, bytes);
+      const kept = await keepRefusal(store, subject, key, fingerprint, { status: 400, json: errorBody(error) });
+      return { kept: { status: kept.status, body: kept.json, headers: kept.headers } };
     }
-    const answer = first();
-    kept.set(id, { fingerprint, ...answer, at: now() });
-    return answer;
   }
 
-  async function answer(
-    request: Request,
-    url: URL,
-  ): Promise<{ status: number; body?: string; headers?: Record<string, string> }> {
+  async function answer(request: Request, url: URL): Promise<Answer> {
     const path = url.pathname;
     const route = ROUTES.find(({ pattern }) => pattern.test(path));
-    if (!route) throw new Refusal(404, `no route ${request.method} ${path}; see /openapi.json for the API`);
+    if (!route) throw new ApiError(404, `no route ${request.method} ${path}; see /openapi.json for the API`);
     const operation = route.operations.get(request.method);
     if (!operation) {
       const methods = [...route.operations.keys()];
-      throw new Refusal(405, `${request.method} is not allowed on ${path}; use ${methods.join(' or ')}`, {
+      throw new ApiError(405, `${request.method} is not allowed on ${path}; use ${methods.join(' or ')}`, {
         allow: methods.join(', '),
       });
-    }
-    if (!Object.hasOwn(ANSWERED, operation.operationId)) {
-      throw new Refusal(501, `the testing kit does not answer ${operation.operationId}; this build of it predates it`);
     }
     const failure = failures[0];
     if (failure) {
       if ((failure.times ?? 1) <= 1) failures.shift();
       else failure.times = (failure.times ?? 1) - 1;
-      throw new Refusal(
+      throw new ApiError(
         failure.status,
         failure.message ?? DEFAULT_MESSAGES[failure.status] ?? `scripted failure ${failure.status}`,
         failure.retryAfterSeconds === undefined ? {} : { 'retry-after': String(failure.retryAfterSeconds) },
       );
     }
-    const { subject } = authenticate(request, url, operation);
-    rateLimit(subject);
-    const owned = plantsFor(subject);
+    // An open operation (no security requirement in the contract) is answered without a token, its handler given no
+    // principal, as the server's bindings do.
+    const principal = operation.security.length === 0 ? null : authenticate(request, url, operation);
     const matched = route.pattern.exec(path) ?? [];
     const pathValues = Object.fromEntries(
       route.names.map((name, index) => [name, decodeURIComponent(matched[index + 1] ?? '')]),
@@ -330,75 +303,23 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     // Unknown query parameters (and declared ones given twice) are refused, by the rule the service runs.
     const names = checkQueryNames(operation, url.searchParams.keys());
     if (names) throw invalid(names);
+    // Counted once the token and the query's names are checked, as the service counts (before the body is read).
+    if (principal) rateLimit(principal.subject);
     const parameters = checkParameters(operation, pathValues, url.searchParams);
     if (isProblem(parameters)) throw invalid(parameters);
-    if (operation.operationId === 'createPlant') {
-      // The body is checked before the key, as the service's validation does.
-      const key = request.headers.get('idempotency-key');
-      const wellFormedKey = key !== null && IDEMPOTENCY_KEY.test(key);
-      // A keyed create keeps a 400 about its body too, under the exact bytes sent (as the service does).
-      const sent = wellFormedKey ? new TextDecoder('latin1').decode(await request.clone().arrayBuffer()) : '';
-      let checked: { plant: ValidPlant };
-      try {
-        const valid = validateNewPlant(await readBody(request));
-        if (isProblem(valid)) throw invalid(valid);
-        checked = valid;
-      } catch (error) {
-        if (!wellFormedKey || !(error instanceof Refusal) || error.status !== 400) throw error;
-        return keyed(`${subject}\u0000${key}`, `refused:${sent}`, () => ({
-          status: 400,
-          body: errorBody(error),
-        }));
-      }
-      if (key !== null && !wellFormedKey) {
-        throw new Refusal(400, 'header "idempotency-key" must be 1 to 255 visible ASCII characters, without spaces');
-      }
-      const create = () => {
-        if (owned.has(checked.plant.id)) {
-          throw new Refusal(
-            409,
-            `a plant with id ${checked.plant.id} already exists; choose another id or delete that plant first`,
-          );
-        }
-        owned.set(checked.plant.id, checked.plant);
-        touch(subject);
-        return { status: 200, body: JSON.stringify(stored(checked.plant)) };
-      };
-      if (key === null) return create();
-      const fingerprint = JSON.stringify([String(checked.plant.id), checked.plant.name, checked.plant.tag ?? null]);
-      return keyed(`${subject}\u0000${key}`, fingerprint, () => {
-        try {
-          return create();
-        } catch (error) {
-          if (!(error instanceof Refusal)) throw error;
-          return { status: 409, body: errorBody(error) };
-        }
-      });
-    }
-    if (operation.operationId === 'deletePlant') {
-      const id = BigInt(parameters.params.id as number | bigint);
-      if (!owned.delete(id)) throw new Refusal(404, `no plant with id ${id} exists for this token's owner`);
-      touch(subject);
-      return { status: 204 };
-    }
-    // getPlants, the one operation left (ANSWERED).
-    const query = parameters.query as { limit: number; cursor?: string };
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    if (query.cursor !== undefined && after === undefined) throw new Refusal(400, CURSOR_NOT_ISSUED_MESSAGE);
-    const ids = [...owned.keys()].filter((id) => after === undefined || id > after).sort((a, b) => (a < b ? -1 : 1));
-    const page = ids.slice(0, query.limit);
-    const last = page.at(-1);
-    const headers: Record<string, string> =
-      ids.length > query.limit && last !== undefined ? { link: nextPageLink(path, query.limit, last) } : {};
-    // A weak ETag from the subject's version and the query; If-None-Match naming it (or *) is a 304 without a body.
-    headers.etag = `W/"${versions.get(subject) ?? 0}-${hash(`${subject}|${query.limit}|${after ?? ''}`)}"`;
-    const opaque = headers.etag.slice(2);
-    const match = request.headers
-      .get('if-none-match')
-      ?.split(',')
-      .some((tag) => ['*', opaque].includes(tag.trim().replace(/^W\//, '')));
-    if (match) return { status: 304, headers };
-    return { status: 200, body: JSON.stringify(page.map((id) => stored(owned.get(id) as ValidPlant))), headers };
+    const checked = await checkedBody(request, operation, principal?.subject ?? null);
+    if ('kept' in checked) return checked.kept;
+    // The service's own handler answers, as the server's bindings call it after validation.
+    const handler = handlers[operation.operationId as OperationId] as AnyHandler;
+    const input = {
+      principal,
+      body: checked.body,
+      params: parameters.params,
+      query: parameters.query,
+      headers: Object.fromEntries(request.headers),
+      path: route.routePath,
+    };
+    return answerOf(await handler(input as never, { store }));
   }
 
   async function fetch(input: Request | string | URL, init?: RequestInit): Promise<Response> {
@@ -411,16 +332,20 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
       'x-content-type-options': 'nosniff',
       'cache-control': 'no-store',
     };
-    let result: { status: number; body?: string; headers?: Record<string, string> };
+    let result: Answer;
     try {
       result = await answer(request, url);
     } catch (error) {
-      if (!(error instanceof Refusal)) throw error;
+      if (!(error instanceof ApiError)) throw error;
       result = { status: error.status, body: errorBody(error), headers: error.headers };
     }
     requests.push({ method: request.method, url: request.url, status: result.status });
     if (result.body !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
-    return new Response(result.body ?? null, { status: result.status, headers: { ...headers, ...result.headers } });
+    // Cast: a page's bytes are never in shared memory, which is all that keeps a Uint8Array from being a BodyInit.
+    return new Response((result.body ?? null) as BodyInit | null, {
+      status: result.status,
+      headers: { ...headers, ...result.headers },
+    });
   }
 
   return {
@@ -436,28 +361,26 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
       if (known) known.revoked = true;
     },
     seed(subject, seeded) {
-      const owned = plantsFor(subject);
       for (const plant of seeded) {
-        const checked = validateNewPlant(plant);
+        // A seed is a NewPlant, checked by the contract's rules as a create's body is.
+        const checked = checkBody(CREATE_PLANT, plant);
         if (isProblem(checked)) throw new TypeError(`seed: ${checked.message}`);
-        owned.set(checked.plant.id, checked.plant);
+        const { id, name, tag } = checked.body as { id: number | bigint; name: string; tag?: string };
+        store.put(subject, { id: BigInt(id), name, ...(tag === undefined ? {} : { tag }) });
       }
-      touch(subject);
     },
     plantsOf(subject) {
-      return [...plantsFor(subject).values()].sort((a, b) => (a.id < b.id ? -1 : 1)).map((plant) => ({ ...plant }));
+      return store.plantsOf(subject);
     },
     failNext(failure) {
       failures.push({ ...failure });
     },
     reset() {
       tokens.clear();
-      plants.clear();
+      store.clear();
       failures.length = 0;
       windows.clear();
       requests.length = 0;
-      versions.clear();
-      kept.clear();
     },
   };
 }

@@ -1,6 +1,9 @@
 // The testing kit's own controls: tokens and scopes, seed, plantsOf, reset, revokeToken, scripted 429/5xx that the
-// SDK retries, a rate limit, and exact int64 ids end to end through the client.
-import { describe, expect, it } from 'vitest';
+// SDK retries, a rate limit, and exact int64 ids end to end through the client; and that every operation is answered
+// by the service's own handler (@plant-store/core's map), its refusals included.
+import { ApiError, OPERATIONS, type OperationId } from '@plant-store/contract';
+import { handlers } from '@plant-store/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   AuthenticationError,
   BadRequestError,
@@ -87,7 +90,11 @@ describe('createFakePlantStore', () => {
       retry: { maxRetries: 0 },
     });
     await api.plants.list();
-    await expect(api.plants.list()).rejects.toMatchObject({ constructor: RateLimitError, retryAfterMs: 60_000 });
+    await expect(api.plants.list()).rejects.toMatchObject({
+      constructor: RateLimitError,
+      retryAfterMs: 60_000,
+      message: 'rate limit of 1 requests exceeded; retry in 60 seconds',
+    });
     now = 60_000;
     expect(await api.plants.list()).toEqual([]);
   });
@@ -260,19 +267,70 @@ describe('createFakePlantStore: Idempotency-Key and ETag, as the service has the
 });
 
 describe('the operations it answers', () => {
-  it('answers every operation of the contract by its own rule, none with 501', async () => {
-    const { OPERATIONS } = await import('@plant-store/contract');
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('answers every operation of the contract through the service’s own handler of it', async () => {
+    const spies = Object.fromEntries(
+      OPERATIONS.map((operation) => [operation.operationId, vi.spyOn(handlers, operation.operationId as OperationId)]),
+    );
     const fake = createFakePlantStore();
     const token = fake.createToken({ subject: 'alice' });
     fake.seed('alice', [{ id: 1, name: 'Fern' }]);
     for (const operation of OPERATIONS) {
       const path = operation.path.replace(/\{[^}]+\}/g, '1');
       const answer = await fake.fetch(`${baseUrl}${path}`, {
-        method: operation.method.toUpperCase(),
+        method: operation.method,
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        ...(operation.method.toUpperCase() === 'POST' ? { body: JSON.stringify({ id: 2, name: 'Ivy' }) } : {}),
+        ...(operation.method === 'POST' ? { body: JSON.stringify({ id: 2, name: 'Ivy' }) } : {}),
       });
       expect(answer.status, `${operation.operationId} answered ${answer.status}`).toBeLessThan(300);
+      expect(spies[operation.operationId], operation.operationId).toHaveBeenCalledOnce();
     }
+  });
+
+  it('gives the handler the checked input, and answers what the handler answers, its refusals included', async () => {
+    const fake = createFakePlantStore();
+    const token = fake.createToken({ subject: 'alice', scopes: ['write'] });
+    const post = (body: string) =>
+      fake.fetch(`${baseUrl}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'k' },
+        body,
+      });
+    const createPlant = vi.spyOn(handlers, 'createPlant');
+    expect((await post('{"id":9007199254740993,"name":"Odd"}')).status).toBe(200);
+    expect(createPlant.mock.calls[0]?.[0]).toMatchObject({
+      principal: { subject: 'alice', scopes: ['write'] },
+      body: { id: 9007199254740993n, name: 'Odd' },
+      headers: { 'idempotency-key': 'k' },
+      path: '/plants',
+    });
+    createPlant.mockRejectedValueOnce(new ApiError(409, 'said by the handler', { 'retry-after': '7' }));
+    const refused = await post('{"id":2,"name":"Ivy"}');
+    expect([refused.status, refused.headers.get('retry-after'), await refused.json()]).toEqual([
+      409,
+      '7',
+      { error: 409, message: 'said by the handler' },
+    ]);
+    // The 409 for a taken id is the handler's own, word for word.
+    const taken = await fake.fetch(`${baseUrl}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"id":9007199254740993,"name":"Again"}',
+    });
+    const thrown = await (createPlant.mock.results.at(-1)!.value as Promise<unknown>).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(thrown).toBeInstanceOf(ApiError);
+    expect(await taken.json()).toEqual({
+      error: 409,
+      message: (thrown as ApiError).message,
+    });
+    expect((thrown as ApiError).message).toBe(
+      'a plant with id 9007199254740993 already exists; choose another id or delete that plant first',
+    );
   });
 });

@@ -1,8 +1,16 @@
 // Bearer authentication (RFC 6750) and scope checks, run as an onRequest hook: before the body is read or
-// validated, so an unauthenticated caller learns nothing about the body rules.
+// validated, so an unauthenticated caller learns nothing about the body rules. The header's form and the answers'
+// words are @plant-store/core's bearer rules, which the SDK's testing kit runs too.
 
-import type { Scope } from '@plant-store/contract';
-import { ApiError } from '@plant-store/contract';
+import type { ApiError, Scope } from '@plant-store/contract';
+import {
+  bearerTokenOf,
+  insufficientScope,
+  invalidRequest,
+  queryTokenRefused,
+  TOKEN_NOT_RECOGNISED,
+  unauthorized,
+} from '@plant-store/core';
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Store } from '../store/store.js';
 import type { JwtVerifier } from './jwt.js';
@@ -10,19 +18,10 @@ import { looksLikeJwt } from './jwt-shape.js';
 import type { Principal } from './principal.js';
 import { authenticateToken, type TokenCheck } from './tokens.js';
 
-const REALM = 'realm="plant-store"';
-// RFC 6750 b64token.
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
-
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
   }
-}
-
-function unauthorized(message: string, error?: string): ApiError {
-  const challenge = error ? `Bearer ${REALM}, error="${error}", error_description="${message}"` : `Bearer ${REALM}`;
-  return new ApiError(401, message, { 'www-authenticate': challenge });
 }
 
 function hasQueryToken(request: FastifyRequest): boolean {
@@ -30,12 +29,10 @@ function hasQueryToken(request: FastifyRequest): boolean {
   return query !== undefined && query !== null && Object.hasOwn(query, 'access_token');
 }
 
-// A revoked token is answered exactly like one that never existed, so a caller holding a leaked or guessed token
-// learns nothing about whether it was ever real.
-const NOT_RECOGNISED = 'the bearer token is not recognised';
+// A revoked token is answered exactly like one that never existed (see TOKEN_NOT_RECOGNISED).
 const REASONS = {
-  unknown: NOT_RECOGNISED,
-  revoked: NOT_RECOGNISED,
+  unknown: TOKEN_NOT_RECOGNISED,
+  revoked: TOKEN_NOT_RECOGNISED,
   expired: 'the bearer token has expired',
   invalid: 'the bearer token is not valid: check its signature, issuer, audience and dates',
 } as const;
@@ -57,11 +54,7 @@ export function createSecurityHandlers(
     bearerAuth: (operationId, scope) => {
       const finish = (request: FastifyRequest, result: Checked): ApiError | undefined => {
         if (!result.ok) return unauthorized(REASONS[result.reason], 'invalid_token');
-        if (scope && !result.principal.scopes.includes(scope)) {
-          return new ApiError(403, `this token lacks the "${scope}" scope that ${operationId} needs`, {
-            'www-authenticate': `Bearer ${REALM}, error="insufficient_scope", scope="${scope}"`,
-          });
-        }
+        if (scope && !result.principal.scopes.includes(scope)) return insufficientScope(operationId, scope);
         request.principal = { subject: result.principal.subject, scopes: result.principal.scopes };
         return undefined;
       };
@@ -85,13 +78,7 @@ export function createSecurityHandlers(
 
 /** The bearer token of the request's one Authorization header; throws the 400 or 401 that says what is wrong. */
 function bearerToken(request: FastifyRequest): string {
-  if (hasQueryToken(request)) {
-    throw new ApiError(
-      400,
-      'tokens in the query string are refused; send the token in the Authorization header as "Bearer <token>"',
-      { 'www-authenticate': `Bearer ${REALM}, error="invalid_request"` },
-    );
-  }
+  if (hasQueryToken(request)) throw queryTokenRefused();
   // Node keeps only the first of several Authorization headers; which one counts must not be a guess.
   const raw = request.raw.rawHeaders;
   let authorizations = 0;
@@ -99,15 +86,6 @@ function bearerToken(request: FastifyRequest): string {
     const name = raw[i]!;
     if (name.length === 13 && name.toLowerCase() === 'authorization') authorizations++;
   }
-  if (authorizations > 1) {
-    throw new ApiError(400, 'send exactly one Authorization header', {
-      'www-authenticate': `Bearer ${REALM}, error="invalid_request"`,
-    });
-  }
-  const header = request.headers.authorization;
-  if (!header) throw unauthorized('missing Authorization header; send "Authorization: Bearer <token>"');
-  if (!/^bearer(\s|$)/i.test(header)) throw unauthorized('the Authorization header must use the Bearer scheme');
-  const match = BEARER.exec(header);
-  if (!match?.[1]) throw unauthorized('the bearer token is malformed', 'invalid_token');
-  return match[1];
+  if (authorizations > 1) throw invalidRequest('send exactly one Authorization header');
+  return bearerTokenOf(request.headers.authorization);
 }

@@ -1,12 +1,6 @@
-// Who is calling: the principal a bearer token acts for, what it may do, and what may name one (tokens, JWTs and
-// webhook subscriptions all name principals by subject).
-import type { Scope } from '@plant-store/contract';
-
-export interface Principal {
-  /** Stable identity; plants are owned by it. */
-  subject: string;
-  scopes: readonly Scope[];
-}
+// Who is calling: the principal a bearer token acts for and what it may do (the handlers' type, from
+// @plant-store/core), and what may name one (tokens, JWTs and webhook subscriptions all name principals by subject).
+export type { Principal } from '@plant-store/core';
 
 /** Throws a TypeError unless `subject` can name a token's principal: 1 to 200 characters, none of them controls. */
 export function assertValidSubject(subject: string): void {

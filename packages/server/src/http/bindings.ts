@@ -6,10 +6,10 @@
 // from a 400 (and pay for parsing) before hearing 401. onRequest runs before the body is read.
 
 import { BODY_REQUIRED_MESSAGE, JsonBodyError } from '@plant-store/contract';
+import { OPEN_OPERATIONS } from '@plant-store/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyOpenapiGlueOptions } from 'fastify-openapi-glue';
 import type { SecurityHandler } from '../auth/bearer.js';
-import { OPEN_OPERATIONS } from '../handlers/handler.js';
 import type { Store } from '../store/store.js';
 import type { Contract } from './openapi-document.js';
 import { queryNamesHook } from './query-names.js';
@@ -44,11 +44,11 @@ export function checkBindings(
         problems.push(`security scheme "${scheme}" of operation "${operation.operationId}" has no security handler`);
       }
     }
-    // Handlers of secured operations are typed to receive a principal, open ones to receive null (handler.ts).
+    // Handlers of secured operations are typed to receive a principal, open ones to receive null (core's handler.ts).
     if ((operation.security.length === 0) !== open.has(operation.operationId)) {
       problems.push(
         `operation "${operation.operationId}" is ${operation.security.length === 0 ? 'open' : 'secured'} in ` +
-          'the contract but not in OPEN_OPERATIONS (handlers/handler.ts)',
+          'the contract but not in OPEN_OPERATIONS (packages/core/src/handlers/handler.ts)',
       );
     }
   }
@@ -56,7 +56,7 @@ export function checkBindings(
     if (!declared.has(name)) problems.push(`handler "${name}" matches no operationId in the contract`);
   }
   if (problems.length > 0) {
-    throw new Error(`The server cannot start: ${problems.join('; ')}. Bind them in packages/server/src/handlers.`);
+    throw new Error(`The server cannot start: ${problems.join('; ')}. Bind them in packages/core/src/handlers.`);
   }
 }
 

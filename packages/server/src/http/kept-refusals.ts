@@ -5,10 +5,9 @@
 // authenticated principal whose key is well formed. Not kept: a 400 about the key itself (there is no key to keep it
 // under), or one answered before the body is read (a token or an unknown parameter in the query, two Authorization
 // headers): the same request gets the same 400 again, and nothing was done.
-import { Buffer } from 'node:buffer';
 import { checkValue, JsonBodyError, operationsOf, type ValueFacts } from '@plant-store/contract';
+import { type KeptRefusalAnswer, keepRefusal, refusalFingerprintOf } from '@plant-store/core';
 import type { FastifyRequest } from 'fastify';
-import { fingerprintOf, type KeptRefusalAnswer, keepRefusal } from '../idempotency/idempotency-key.js';
 import type { Store } from '../store/store.js';
 import { keyedBodyBytes } from './json-body.js';
 import type { Contract } from './openapi-document.js';
@@ -51,13 +50,11 @@ export function refusalKeeper(contract: Contract, store: Store): RefusalKeeper {
     const operationId = (request.routeOptions.config as { operationId?: string } | undefined)?.operationId;
     const facts = operationId === undefined ? undefined : keyed.get(operationId);
     const key = request.headers['idempotency-key'];
-    if (facts === undefined || typeof key !== 'string') return undefined;
+    if (operationId === undefined || facts === undefined || typeof key !== 'string') return undefined;
     // Fastify checks headers after the body, so a refused body has not had its key checked yet.
     if (!('value' in checkValue('path', facts, key, true))) return undefined;
     const owner = request.principal.subject;
-    const body = Buffer.from(keyedBodyBytes(request) ?? new Uint8Array()).toString('base64');
-    // Another shape than a create's fingerprint (operationId, id, name, tag): a refused body never matches a valid one.
-    return fingerprintOf([operationId, 'refused', body]).then((fingerprint) =>
+    return refusalFingerprintOf(operationId, keyedBodyBytes(request) ?? new Uint8Array()).then((fingerprint) =>
       keepRefusal(store, owner, key, fingerprint, refusal),
     );
   };

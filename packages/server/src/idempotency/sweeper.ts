@@ -1,9 +1,9 @@
 // Cleans up the answers kept for Idempotency-Keys while the service listens: every minute, a bounded sweep deletes
 // keys past their 24 hours and the oldest keys of principals beyond MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL. Every
 // instance sweeps; the deletes are idempotent, so they share the work without coordinating.
+import { MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL } from '@plant-store/core';
 import type { FastifyInstance } from 'fastify';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyRepository, type Store } from '../store/store.js';
-import { MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL } from './idempotency-key.js';
 
 /** How often a sweep runs, and the most keys one sweep deletes (so one sweep is one short write). */
 export const SWEEP_EVERY_MS = 60_000;

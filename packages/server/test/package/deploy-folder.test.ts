@@ -112,10 +112,14 @@ describe('the deploy folder', () => {
         tool,
       ).toEqual([]);
     }
-    // The contract package carries its compiled code and openapi.yaml (read at run time), not its sources.
+    // The contract package carries its compiled code and openapi.yaml (read at run time), not its sources; the core
+    // package (the handlers) its compiled code alone.
     const contract = join(deploy, 'node_modules/@plant-store/contract');
     expect(existsSync(join(contract, 'dist/openapi.yaml'))).toBe(true);
     expect(existsSync(join(contract, 'src'))).toBe(false);
+    const core = join(deploy, 'node_modules/@plant-store/core');
+    expect(existsSync(join(core, 'dist/index.js'))).toBe(true);
+    expect(existsSync(join(core, 'src'))).toBe(false);
   });
 
   it('runs the service: API, contract, metrics, then a clean SIGTERM', async () => {

@@ -1,6 +1,9 @@
 // The memory engine (DATABASE_URL=memory:): the whole Store interface in plain Maps, for demos, frontend work and
-// handler tests. Nothing is kept: closing the store, or the process ending, loses every plant, token and webhook.
-// Each call is one synchronous step, so concurrent callers never interleave inside it (the other engines' atomicity).
+// tests. Nothing is kept: closing the store, or the process ending, loses every plant, token and webhook. The plants
+// and kept answers are @plant-store/core's memory engine (the one the SDK's testing kit runs); this adds tokens,
+// webhooks and the outbox. Each call is one synchronous step, so concurrent callers never interleave inside it (the
+// other engines' atomicity).
+import { openMemoryPlants } from '@plant-store/core';
 import {
   circuitAfterFailure,
   leaseRoom,
@@ -12,125 +15,18 @@ import {
   takeTurns,
   toSubscription,
 } from '../outbox-event.js';
-import {
-  type ClaimedDelivery,
-  IDEMPOTENCY_TTL_MS,
-  type IdempotencyClaim,
-  type IdempotencyRepository,
-  type KeptAnswer,
-  type PlantPage,
-  type PlantRepository,
-  type Store,
-  type StoredPlant,
-  type TokenRecord,
-  type TokenRepository,
-  type WebhookDelivery,
-  type WebhookRepository,
+import type {
+  ClaimedDelivery,
+  Store,
+  StoredPlant,
+  TokenRecord,
+  TokenRepository,
+  WebhookDelivery,
+  WebhookRepository,
 } from '../store.js';
-
-const utf8 = new TextEncoder();
 
 /** The URL that names this engine. */
 export const MEMORY_URL = 'memory:';
-
-type KeptKey = KeptAnswer & { at: number };
-
-function plantsOf(): PlantRepository & {
-  owners: Map<string, Map<bigint, StoredPlant>>;
-  keys: Map<string, KeptKey>;
-  idempotency: IdempotencyRepository;
-} {
-  const owners = new Map<string, Map<bigint, StoredPlant>>();
-  // Per owner: the data version every create and delete moves (the ETag's), and the answers kept for keys.
-  const versions = new Map<string, number>();
-  const keys = new Map<string, KeptKey>();
-  const touch = (owner: string) => versions.set(owner, (versions.get(owner) ?? 0) + 1);
-  const keyOf = (owner: string, key: string) => `${owner}\u0000${key}`;
-  const live = (owner: string, key: string, now: number) => {
-    const found = keys.get(keyOf(owner, key));
-    return found && found.at > now - IDEMPOTENCY_TTL_MS ? found : undefined;
-  };
-  const owned = (owner: string) => {
-    const plants = owners.get(owner) ?? new Map<bigint, StoredPlant>();
-    owners.set(owner, plants);
-    return plants;
-  };
-  const create = (owner: string, plant: StoredPlant) => {
-    const plants = owned(owner);
-    if (plants.has(plant.id)) return false;
-    plants.set(plant.id, { ...plant });
-    touch(owner);
-    return true;
-  };
-  return {
-    owners,
-    keys,
-    async create(owner, plant) {
-      return create(owner, plant);
-    },
-    async createOnce(owner, plant, claim: IdempotencyClaim) {
-      const found = live(owner, claim.key, claim.now);
-      if (found) return { fingerprint: found.fingerprint, status: found.status, body: found.body };
-      const created = create(owner, plant);
-      keys.set(keyOf(owner, claim.key), {
-        fingerprint: claim.fingerprint,
-        status: created ? 200 : 409,
-        body: created ? claim.created : claim.conflict,
-        at: claim.now,
-      });
-      return created;
-    },
-    idempotency: {
-      async remember(owner, key, answer, now) {
-        const found = live(owner, key, now);
-        if (found) return { fingerprint: found.fingerprint, status: found.status, body: found.body };
-        keys.set(keyOf(owner, key), { ...answer, at: now });
-        return undefined;
-      },
-      async sweep(before, maxPerOwner, limit) {
-        let deleted = 0;
-        for (const [id, entry] of keys) {
-          if (deleted >= limit) break;
-          if (entry.at < before) {
-            keys.delete(id);
-            deleted++;
-          }
-        }
-        const byOwner = new Map<string, [string, number][]>();
-        for (const [id, entry] of keys) {
-          const owner = id.slice(0, id.indexOf('\u0000'));
-          byOwner.set(owner, [...(byOwner.get(owner) ?? []), [id, entry.at]]);
-        }
-        for (const entries of byOwner.values()) {
-          entries.sort((x, y) => x[1] - y[1]);
-          for (const [id] of entries.slice(0, Math.max(0, entries.length - maxPerOwner))) {
-            if (deleted >= limit) return deleted;
-            keys.delete(id);
-            deleted++;
-          }
-        }
-        return deleted;
-      },
-    },
-    async list(owner, { limit, after }): Promise<PlantPage> {
-      const ids = [...owned(owner).keys()]
-        .filter((id) => after === undefined || id > after)
-        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      const page = ids.slice(0, limit).map((id) => owned(owner).get(id) as StoredPlant);
-      return {
-        body: utf8.encode(JSON.stringify(page.map(({ name, tag }) => (tag === undefined ? { name } : { name, tag })))),
-        lastId: page.at(-1)?.id,
-        hasMore: ids.length > limit,
-        version: String(versions.get(owner) ?? 0),
-      };
-    },
-    async delete(owner, id) {
-      const deleted = owned(owner).delete(id);
-      if (deleted) touch(owner);
-      return deleted;
-    },
-  };
-}
 
 function tokensOf(): TokenRepository {
   const byHash = new Map<string, TokenRecord & { secretHash: Buffer }>();
@@ -380,14 +276,15 @@ function webhooksOf(signal: QueuedSignal): WebhookRepository & { queue(plant: St
 /** A new, empty store in this process's memory. */
 export function openMemoryStore(): Store {
   const signal = new QueuedSignal();
-  const plants = plantsOf();
+  const engine = openMemoryPlants();
+  const { plants } = engine;
   const webhooks = webhooksOf(signal);
   let closed = false;
-  const { idempotency, keys, ...plantRepository } = plants;
   return {
     kind: 'memory',
     plants: {
-      ...plantRepository,
+      list: plants.list,
+      delete: plants.delete,
       // The plant and its webhook deliveries in one step, as the other engines do in one transaction.
       async create(owner, plant) {
         const created = await plants.create(owner, plant);
@@ -402,7 +299,7 @@ export function openMemoryStore(): Store {
         return outcome;
       },
     },
-    idempotency,
+    idempotency: engine.idempotency,
     tokens: tokensOf(),
     webhooks,
     async migrate() {
@@ -413,8 +310,7 @@ export function openMemoryStore(): Store {
     },
     async close() {
       closed = true;
-      plants.owners.clear();
-      keys.clear();
+      engine.clear();
     },
   };
 }

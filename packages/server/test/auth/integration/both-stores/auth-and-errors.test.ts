@@ -1,11 +1,11 @@
 // Authentication, scopes and the one error path: every refusal in the Error shape with the right status and headers.
 
+import { handlers } from '@plant-store/core';
 import { createTestApp, TEST_DATABASE, type TestApp } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../../src/app.js';
 import { issueToken } from '../../../../src/auth/tokens.js';
 import { loadConfig } from '../../../../src/config.js';
-import { handlers } from '../../../../src/handlers/index.js';
 import { checkBindings } from '../../../../src/http/bindings.js';
 import { loadContract } from '../../../../src/http/openapi-document.js';
 import { call } from '../../../support/http.js';

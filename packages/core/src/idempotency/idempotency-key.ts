@@ -1,9 +1,43 @@
 // Idempotency-Key on createPlant (the IETF httpapi draft, Stripe's semantics): the request's fingerprint, the
-// requests still in flight in this process, and the answers for a repeat. Web-platform code only (no Node imports).
-import { ApiError } from '@plant-store/contract';
-import type { Store } from '../store/store.js';
+// requests still in flight in this process, and the answers for a repeat. Web-platform code only (no Node imports):
+// the server and the SDK's testing kit both run it.
+import { ApiError, checkValue, type HeadersOf, type OperationId, type ValueFacts } from '@plant-store/contract';
+import type { PlantStore } from '../store/plant-store.js';
 
-/** Keys each principal keeps at most; beyond that the sweeper forgets its oldest first (see idempotency-sweeper.ts). */
+// Operations whose declared headers include Idempotency-Key (one that declares no headers has string keys).
+type KeyedOperationId = {
+  [Op in OperationId]: string extends keyof HeadersOf<Op>
+    ? never
+    : 'idempotency-key' extends keyof HeadersOf<Op>
+      ? Op
+      : never;
+}[OperationId];
+
+/**
+ * The operations that take an Idempotency-Key, checked against the contract's types: an operation that gains or
+ * loses the header is a compile error here until this list follows.
+ */
+export const KEYED_OPERATIONS = { createPlant: true } as const satisfies Record<KeyedOperationId, true>;
+
+/**
+ * The Idempotency-Key header's schema, as openapi.yaml declares it: the generated facts carry no headers (the server
+ * validates them from the document itself), and a unit test holds this equal to the document's.
+ */
+export const IDEMPOTENCY_KEY_FACTS = {
+  name: 'idempotency-key',
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[!-~]+$',
+} as const satisfies ValueFacts & { name: string };
+
+/** The 400 for a malformed key, in the words the service's validation gives a header's broken rule; else undefined. */
+export function malformedKeyError(key: string): ApiError | undefined {
+  const checked = checkValue('header', IDEMPOTENCY_KEY_FACTS, key, true);
+  return 'detail' in checked ? new ApiError(400, checked.message) : undefined;
+}
+
+/** Keys each principal keeps at most; beyond that the server's sweeper forgets its oldest first (idempotency/sweeper.ts). */
 export const MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL = 10_000;
 
 const encoder = new TextEncoder();
@@ -16,14 +50,29 @@ export async function fingerprintOf(parts: readonly unknown[]): Promise<string> 
   return text;
 }
 
+/** The bytes as base64, in chunks (String.fromCharCode takes one argument per byte). */
+function base64Of(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/**
+ * The fingerprint of a refused body: the exact bytes sent, under another shape than a create's (operationId, id,
+ * name, tag), so a refused body never matches a valid one.
+ */
+export function refusalFingerprintOf(operationId: string, body: Uint8Array): Promise<string> {
+  return fingerprintOf([operationId, 'refused', base64Of(body)]);
+}
+
 // The (owner, key) pairs whose first request is still being answered, per store (one per app).
-const inFlightByStore = new WeakMap<Store, Set<string>>();
+const inFlightByStore = new WeakMap<PlantStore, Set<string>>();
 
 /**
  * Runs `work` as the one request in flight for the owner's key: a repeat arriving meanwhile is answered 409 with
  * Retry-After at once, without touching the store.
  */
-export async function oneAtATime<T>(store: Store, owner: string, key: string, work: () => Promise<T>): Promise<T> {
+export async function oneAtATime<T>(store: PlantStore, owner: string, key: string, work: () => Promise<T>): Promise<T> {
   let inFlight = inFlightByStore.get(store);
   if (!inFlight) {
     inFlight = new Set();
@@ -66,7 +115,7 @@ export interface KeptRefusalAnswer {
  * fingerprint, and a 422 when it has another. A repeat while the key's first request is in flight is a 409.
  */
 export async function keepRefusal(
-  store: Store,
+  store: PlantStore,
   owner: string,
   key: string,
   fingerprint: string,

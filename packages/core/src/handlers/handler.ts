@@ -1,5 +1,6 @@
-// The handler contract: one function per operationId, typed from the generated contract, free of Fastify.
-// A missing or misspelled operationId in the map is a compile error (see handlers/index.ts).
+// The handler contract: one function per operationId, typed from the generated contract, free of Fastify and of
+// Node. The server binds them to routes; the SDK's testing kit calls the same functions over the memory engine. A
+// missing or misspelled operationId in the map is a compile error (see handlers/index.ts).
 import {
   type HeadersOf,
   OPERATIONS,
@@ -12,13 +13,13 @@ import {
   type SuccessStatusOf,
 } from '@plant-store/contract';
 import type { Principal } from '../auth/principal.js';
-import type { Store } from '../store/store.js';
+import type { PlantStore } from '../store/plant-store.js';
 
 type OpenOperation = Extract<(typeof OPERATIONS)[number], { readonly security: readonly [] }>;
 
 /**
  * Operations the contract leaves open (no security requirement), from its generated facts: no token is checked, so
- * their handlers get no principal. checkBindings (http/bindings.ts) refuses a contract that disagrees.
+ * their handlers get no principal. the server's checkBindings (http/bindings.ts) refuses a contract that disagrees.
  */
 export const OPEN_OPERATIONS: readonly OpenOperation['operationId'][] = OPERATIONS.flatMap((operation) =>
   // Cast: the type above already says which operations are open; this is the same test at run time.
@@ -55,7 +56,7 @@ export type HandlerResult<Op extends OperationId> =
   | { status: number; headers: Record<string, string>; json: string; replayed: true };
 
 export interface HandlerDeps {
-  store: Store;
+  store: PlantStore;
 }
 
 export type Handler<Op extends OperationId> = (

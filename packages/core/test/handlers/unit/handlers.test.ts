@@ -1,7 +1,7 @@
 // The handlers called directly, one function per operationId, on the memory engine: no Fastify, no validation, no
 // database. What they answer for each path (created, conflict, pages and their Link, ETags and 304, deleted and
 // unknown, Idempotency-Key first answers, replays, reuse with another body, a repeat in flight). Through the whole
-// app, on SQLite and PostgreSQL, the same paths are in ../integration/both-stores/.
+// app, on SQLite and PostgreSQL, the same paths are in the server's test/handlers/integration/both-stores/.
 import {
   ApiError,
   decodeCursor,
@@ -10,17 +10,23 @@ import {
   type QueryOf,
   type RequestBodyOf,
 } from '@plant-store/contract';
-import { useTestStore } from '@plant-store/test-kit/store';
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../../src/auth/principal.js';
 import { entityTagOf, noneMatch } from '../../../src/handlers/entity-tag.js';
 import type { HandlerInput } from '../../../src/handlers/handler.js';
 import { handlers } from '../../../src/handlers/index.js';
-import type { Store } from '../../../src/store/store.js';
-import { pageOf, pageText } from '../../support/page-text.js';
+import { openMemoryPlants } from '../../../src/store/memory-plants.js';
+import type { PlantPage, PlantStore } from '../../../src/store/plant-store.js';
 
-const testStore = useTestStore('memory');
-const deps = () => ({ store: testStore.store });
+const store = openMemoryPlants();
+const deps = () => ({ store });
+
+const decoder = new TextDecoder();
+/** A page whose JSON is `json`. */
+const pageOf = (json: string, rest: Omit<PlantPage, 'body'>): PlantPage => ({
+  body: new TextEncoder().encode(json),
+  ...rest,
+});
 
 let owners = 0;
 /** A principal of its own per test: tests share the store without seeing each other's plants. */
@@ -75,7 +81,8 @@ async function apiErrorOf(call: Promise<unknown>): Promise<ApiError> {
 function plantsOf(answer: Awaited<ReturnType<typeof list>>): unknown[] {
   expect(answer.status).toBe(200);
   if (!('json' in answer)) throw new Error('a 200 page carries its JSON');
-  return JSON.parse(pageText(answer.json)) as unknown[];
+  const json = answer.json;
+  return JSON.parse(typeof json === 'string' ? json : decoder.decode(json)) as unknown[];
 }
 
 describe('createPlant', () => {
@@ -162,7 +169,6 @@ describe('createPlant with an Idempotency-Key', () => {
   it('answers a repeat that arrives while the first is in flight with 409 and Retry-After, untouched', async () => {
     const alice = principal();
     // The first request is held inside the store until the repeat has been answered.
-    const { store } = testStore;
     let release = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -172,11 +178,11 @@ describe('createPlant with an Idempotency-Key', () => {
       entered = resolve;
     });
     let writes = 0;
-    const gated: Store = {
+    const gated: PlantStore = {
       ...store,
       plants: {
         ...store.plants,
-        createOnce: async (...args: Parameters<Store['plants']['createOnce']>) => {
+        createOnce: async (...args: Parameters<PlantStore['plants']['createOnce']>) => {
           writes++;
           entered();
           await held;

@@ -1,9 +1,10 @@
 // The testing kit answers like the service: the same raw requests go to the real service (over a socket) and to
-// createFakePlantStore().fetch, and the statuses, Error bodies and the headers clients act on must be identical.
+// createFakePlantStore().fetch, and the statuses, Error bodies and the headers clients act on must be identical. On
+// both stores: the fake runs the service's handlers over the memory engine, and each engine must answer them alike.
 
 import { startTestServer, type TestServer } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFakePlantStore } from '../../src/testing/index.js';
+import { createFakePlantStore } from '../../../src/testing/index.js';
 
 interface Probe {
   method: string;
@@ -282,6 +283,11 @@ const PROBES: Array<[string, Probe]> = [
     'keyed create with a malformed key and a bad body',
     { method: 'POST', path: '/plants', auth: alice, body: '{"id":6,"name":""}', contentType: json, key: 'a b' },
   ],
+  // A malformed key with a good body: the 400 names the header by the rule it breaks, as the service's validation does.
+  ...(['a b', 'k'.repeat(256)] as const).map((key): [string, Probe] => [
+    `keyed create with a malformed key (${key.length} characters)`,
+    { method: 'POST', path: '/plants', auth: alice, body: '{"id":7,"name":"x"}', contentType: json, key },
+  ]),
   ['unknown route', { method: 'GET', path: '/trees', auth: alice }],
   ['method not allowed', { method: 'PUT', path: '/plants', auth: alice }],
   ['method not allowed on id', { method: 'GET', path: '/plants/1', auth: alice }],

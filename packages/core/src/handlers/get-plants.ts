@@ -1,8 +1,8 @@
 // getPlants: one page of the caller's plants in ascending id order, with a Link to the next page when more follow,
 // and a weak ETag: If-None-Match naming it is answered 304 with no body. The cursor codec and the Link builder are the
-// contract's, shared with the SDK's testing kit.
+// contract's.
 import { ApiError, CURSOR_NOT_ISSUED_MESSAGE, decodeCursor, nextPageLink } from '@plant-store/contract';
-import type { PlantPage } from '../store/store.js';
+import type { PlantPage } from '../store/plant-store.js';
 import { entityTagOf, noneMatch } from './entity-tag.js';
 import type { Handler } from './handler.js';
 

@@ -1,7 +1,7 @@
 // Weak ETags of GET /plants pages and If-None-Match (RFC 9110 13.1.2, weak comparison). The tag is the owner's data
 // version (moved by every create and delete, in the write's transaction) and a hash of the owner and the query, so it
 // changes with the owner's data and differs between queries and between principals. Cheap: no crypto, no I/O.
-import type { PlantPage } from '../store/store.js';
+import type { PlantPage } from '../store/plant-store.js';
 
 // FNV-1a, two 32-bit lanes with different offsets: 64 bits of spread for telling queries and principals apart.
 function hash64(text: string): string {

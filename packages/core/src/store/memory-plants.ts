@@ -1,0 +1,133 @@
+// The memory engine of the plants and the answers kept for Idempotency-Keys, in plain Maps: the server's memory
+// engine (DATABASE_URL=memory:) is built on it, and the SDK's testing kit runs the handlers over it. Each call is one
+// synchronous step, so concurrent callers never interleave inside it (the other engines' atomicity).
+import {
+  IDEMPOTENCY_TTL_MS,
+  type KeptAnswer,
+  type PlantPage,
+  type PlantStore,
+  type StoredPlant,
+} from './plant-store.js';
+
+const utf8 = new TextEncoder();
+
+type KeptKey = KeptAnswer & { at: number };
+
+/** The engine, and what tests and seeding need besides the repositories. */
+export interface MemoryPlants extends PlantStore {
+  /** Stores `plant` for `owner` at once, replacing the owner's plant with its id if there is one. */
+  put(owner: string, plant: StoredPlant): void;
+  /** The owner's plants as stored, ascending by id. */
+  plantsOf(owner: string): StoredPlant[];
+  /** Forgets every plant and every kept answer. */
+  clear(): void;
+}
+
+const ascending = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** A new, empty engine in this process's memory. */
+export function openMemoryPlants(): MemoryPlants {
+  const owners = new Map<string, Map<bigint, StoredPlant>>();
+  // Per owner: the data version every create and delete moves (the ETag's), and the answers kept for keys.
+  const versions = new Map<string, number>();
+  const keys = new Map<string, KeptKey>();
+  const touch = (owner: string) => versions.set(owner, (versions.get(owner) ?? 0) + 1);
+  const keyOf = (owner: string, key: string) => `${owner}\u0000${key}`;
+  const live = (owner: string, key: string, now: number) => {
+    const found = keys.get(keyOf(owner, key));
+    return found && found.at > now - IDEMPOTENCY_TTL_MS ? found : undefined;
+  };
+  const owned = (owner: string) => {
+    const plants = owners.get(owner) ?? new Map<bigint, StoredPlant>();
+    owners.set(owner, plants);
+    return plants;
+  };
+  const create = (owner: string, plant: StoredPlant) => {
+    const plants = owned(owner);
+    if (plants.has(plant.id)) return false;
+    plants.set(plant.id, { ...plant });
+    touch(owner);
+    return true;
+  };
+  const sorted = (owner: string) => [...owned(owner).values()].sort((a, b) => ascending(a.id, b.id));
+  return {
+    plants: {
+      async create(owner, plant) {
+        return create(owner, plant);
+      },
+      async createOnce(owner, plant, claim) {
+        const found = live(owner, claim.key, claim.now);
+        if (found) return { fingerprint: found.fingerprint, status: found.status, body: found.body };
+        const created = create(owner, plant);
+        keys.set(keyOf(owner, claim.key), {
+          fingerprint: claim.fingerprint,
+          status: created ? 200 : 409,
+          body: created ? claim.created : claim.conflict,
+          at: claim.now,
+        });
+        return created;
+      },
+      async list(owner, { limit, after }): Promise<PlantPage> {
+        const following = sorted(owner).filter((plant) => after === undefined || plant.id > after);
+        const page = following.slice(0, limit);
+        return {
+          body: utf8.encode(
+            JSON.stringify(page.map(({ name, tag }) => (tag === undefined ? { name } : { name, tag }))),
+          ),
+          lastId: page.at(-1)?.id,
+          hasMore: following.length > limit,
+          version: String(versions.get(owner) ?? 0),
+        };
+      },
+      async delete(owner, id) {
+        const deleted = owned(owner).delete(id);
+        if (deleted) touch(owner);
+        return deleted;
+      },
+    },
+    idempotency: {
+      async remember(owner, key, answer, now) {
+        const found = live(owner, key, now);
+        if (found) return { fingerprint: found.fingerprint, status: found.status, body: found.body };
+        keys.set(keyOf(owner, key), { ...answer, at: now });
+        return undefined;
+      },
+      async sweep(before, maxPerOwner, limit) {
+        let deleted = 0;
+        for (const [id, entry] of keys) {
+          if (deleted >= limit) break;
+          if (entry.at < before) {
+            keys.delete(id);
+            deleted++;
+          }
+        }
+        const byOwner = new Map<string, [string, number][]>();
+        for (const [id, entry] of keys) {
+          const owner = id.slice(0, id.indexOf('\u0000'));
+          byOwner.set(owner, [...(byOwner.get(owner) ?? []), [id, entry.at]]);
+        }
+        for (const entries of byOwner.values()) {
+          entries.sort((x, y) => x[1] - y[1]);
+          for (const [id] of entries.slice(0, Math.max(0, entries.length - maxPerOwner))) {
+            if (deleted >= limit) return deleted;
+            keys.delete(id);
+            deleted++;
+          }
+        }
+        return deleted;
+      },
+    },
+    put(owner, plant) {
+      owned(owner).set(plant.id, { ...plant });
+      touch(owner);
+    },
+    plantsOf(owner) {
+      return sorted(owner).map((plant) => ({ ...plant }));
+    },
+    clear() {
+      owners.clear();
+      versions.clear();
+      keys.clear();
+    },
+  };
+}
