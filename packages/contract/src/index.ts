@@ -6,6 +6,15 @@ import type { components, operations, paths, webhooks } from './generated/openap
 export { ApiError } from './api-error.js';
 export { CURSOR_NOT_ISSUED_MESSAGE, decodeCursor, encodeCursor, nextPageLink } from './cursor.js';
 export {
+  BODY_EMPTY_MESSAGE,
+  BODY_NOT_UTF8_MESSAGE,
+  BODY_TOO_LARGE_MESSAGE,
+  methodNotAllowedMessage,
+  NOT_JSON_MESSAGE,
+  noRouteMessage,
+  rateLimitMessage,
+} from './edge-refusals.js';
+export {
   JsonBodyError,
   MAX_EXACT_INTEGERS,
   MAX_JSON_CONTAINERS,

@@ -8,21 +8,29 @@
 // bounds are the contract's generated facts, and the request checks with their messages and `details` are the
 // contract's functions, as the server runs them. What stays here is what the server's HTTP layer (Fastify and its
 // http/ folder) does around them: routing, reading the body, looking the token up, the rate limit and the headers of
-// every answer. The SDK's README says where that differs from the service.
+// every answer, its refusals worded by the contract's edge-refusals.ts, as the server's are. The SDK's README says
+// where that differs from the service.
 import {
   ApiError,
+  BODY_EMPTY_MESSAGE,
   BODY_LIMIT_BYTES,
+  BODY_NOT_UTF8_MESSAGE,
   BODY_REQUIRED_MESSAGE,
+  BODY_TOO_LARGE_MESSAGE,
   checkBody,
   checkParameters,
   checkQueryNames,
   type ErrorBody,
   JsonBodyError,
+  methodNotAllowedMessage,
+  NOT_JSON_MESSAGE,
+  noRouteMessage,
   OPERATIONS,
   type OperationFacts,
   type OperationId,
   type Problem,
   parseJsonExact,
+  rateLimitMessage,
   type Scope,
 } from '@plant-store/contract';
 import {
@@ -173,18 +181,16 @@ function parseBody(type: string | null, bytes: Uint8Array): unknown {
   if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
     // No body at all: the service's check that a required body was sent, in its words.
     if (bytes.length === 0 && !type) throw new ApiError(400, BODY_REQUIRED_MESSAGE);
-    throw new ApiError(415, 'the request body must be sent with "Content-Type: application/json"');
+    throw new ApiError(415, NOT_JSON_MESSAGE);
   }
-  if (bytes.length > BODY_LIMIT_BYTES) {
-    throw new ApiError(413, `the request body is larger than ${BODY_LIMIT_BYTES} bytes`);
-  }
+  if (bytes.length > BODY_LIMIT_BYTES) throw new ApiError(413, BODY_TOO_LARGE_MESSAGE);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    throw new ApiError(400, 'the body is not valid UTF-8');
+    throw new ApiError(400, BODY_NOT_UTF8_MESSAGE);
   }
-  if (text === '') throw new ApiError(400, 'the body is empty; send a JSON object');
+  if (text === '') throw new ApiError(400, BODY_EMPTY_MESSAGE);
   try {
     return parseJsonExact(text);
   } catch (error) {
@@ -235,7 +241,7 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
     window.count++;
     if (window.count <= max) return;
     const seconds = Math.max(1, Math.ceil((window.start + windowMs - at) / 1000));
-    throw new ApiError(429, `rate limit of ${max} requests exceeded; retry in ${seconds} seconds`, {
+    throw new ApiError(429, rateLimitMessage(max, seconds), {
       'retry-after': String(seconds),
     });
   }
@@ -275,11 +281,11 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
   async function answer(request: Request, url: URL): Promise<Answer> {
     const path = url.pathname;
     const route = ROUTES.find(({ pattern }) => pattern.test(path));
-    if (!route) throw new ApiError(404, `no route ${request.method} ${path}; see /openapi.json for the API`);
+    if (!route) throw new ApiError(404, noRouteMessage(request.method, path));
     const operation = route.operations.get(request.method);
     if (!operation) {
       const methods = [...route.operations.keys()];
-      throw new ApiError(405, `${request.method} is not allowed on ${path}; use ${methods.join(' or ')}`, {
+      throw new ApiError(405, methodNotAllowedMessage(request.method, path, methods), {
         allow: methods.join(', '),
       });
     }

@@ -4,16 +4,18 @@
 
 import {
   ApiError,
+  BODY_EMPTY_MESSAGE,
+  BODY_TOO_LARGE_MESSAGE,
   type BrokenRule,
   describeBrokenRule,
   detailOfBrokenRule,
   type ErrorBody,
   type ErrorDetail,
   JsonBodyError,
+  NOT_JSON_MESSAGE,
 } from '@plant-store/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StoreUnavailableError } from '../store/store.js';
-import { BODY_TOO_LARGE_MESSAGE } from './json-body.js';
 import type { RefusalKeeper } from './kept-refusals.js';
 
 interface AjvIssue {
@@ -44,12 +46,9 @@ const LOCATIONS: Record<string, string> = { body: 'body', querystring: 'query', 
 
 // Fastify's own errors, by code, with the status and the message a client can act on.
 const FRAMEWORK_ERRORS: Record<string, { status: number; message: string }> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
-    status: 415,
-    message: 'the request body must be sent with "Content-Type: application/json"',
-  },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: NOT_JSON_MESSAGE },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: BODY_TOO_LARGE_MESSAGE },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'the body is empty; send a JSON object' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: BODY_EMPTY_MESSAGE },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'the Content-Length header does not match the body' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'the body is not valid JSON' },
   FST_ERR_BAD_URL: { status: 400, message: 'the request URL is malformed (a bad percent-escape?)' },

@@ -3,9 +3,9 @@
 // it to us: the 100 is sent only once the token, the scope, the rate limit (all earlier hooks), the Content-Length
 // and the Content-Type say the body will be read; else the refusal comes instead of the 100.
 
-import { ApiError } from '@plant-store/contract';
+import { ApiError, BODY_TOO_LARGE_MESSAGE } from '@plant-store/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BODY_LIMIT, BODY_TOO_LARGE_MESSAGE } from './json-body.js';
+import { BODY_LIMIT } from './json-body.js';
 
 // A callback hook, not an async one: it runs on every request and almost always returns at once.
 function sendContinue(

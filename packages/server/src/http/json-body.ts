@@ -1,14 +1,18 @@
 // The service's only body parser: JSON, strictly UTF-8, parsed exactly by the contract's parseJsonExact (integers
 // beyond 2^53 as bigint, linear in the body size, prototype keys refused; see @plant-store/contract's exact-json.ts).
-import { ApiError, BODY_LIMIT_BYTES, JsonBodyError, parseJsonExact } from '@plant-store/contract';
+import {
+  ApiError,
+  BODY_EMPTY_MESSAGE,
+  BODY_LIMIT_BYTES,
+  BODY_NOT_UTF8_MESSAGE,
+  JsonBodyError,
+  parseJsonExact,
+} from '@plant-store/contract';
 import type { FastifyInstance } from 'fastify';
 import type { ContractOperation } from './openapi-document.js';
 
 /** The contract's limit on request bodies, in bytes (413 beyond it): openapi.yaml's `x-body-limit-bytes`. */
 export const BODY_LIMIT = BODY_LIMIT_BYTES;
-
-/** What a client is told when its body is over BODY_LIMIT (read, or announced by Content-Length). */
-export const BODY_TOO_LARGE_MESSAGE = `the request body is larger than ${BODY_LIMIT} bytes`;
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -40,13 +44,13 @@ export function registerJsonBodyParser(app: FastifyInstance, operations: readonl
     if (bytes.length === 0) {
       const operationId = (request.routeOptions.config as { operationId?: string } | undefined)?.operationId;
       if (operationId !== undefined && bodyRequired.get(operationId) === false) return done(null, undefined);
-      return done(new JsonBodyError('the body is empty; send a JSON object'), undefined);
+      return done(new JsonBodyError(BODY_EMPTY_MESSAGE), undefined);
     }
     let text: string;
     try {
       text = UTF8.decode(bytes);
     } catch {
-      return done(new JsonBodyError('the body is not valid UTF-8'), undefined);
+      return done(new JsonBodyError(BODY_NOT_UTF8_MESSAGE), undefined);
     }
     try {
       done(null, parseJsonExact(text));

@@ -1,4 +1,5 @@
 // Answers requests no route matched: 405 with Allow when the path exists under other methods, 404 otherwise.
+import { methodNotAllowedMessage, noRouteMessage } from '@plant-store/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from './error-handler.js';
 import type { ContractOperation } from './openapi-document.js';
@@ -21,10 +22,10 @@ export function registerNotFoundHandler(app: FastifyInstance, operations: readon
     for (const { pattern, methods } of paths.values()) {
       if (pattern.test(path)) {
         reply.header('allow', methods.join(', '));
-        return sendError(reply, 405, `${request.method} is not allowed on ${path}; use ${methods.join(' or ')}`);
+        return sendError(reply, 405, methodNotAllowedMessage(request.method, path, methods));
       }
     }
-    return sendError(reply, 404, `no route ${request.method} ${path}; see /openapi.json for the API`);
+    return sendError(reply, 404, noRouteMessage(request.method, path));
   };
   // Answered in onRequest, before any body is read or parsed: a body sent to no route costs nothing.
   app.addHook('onRequest', (request, reply, done) => {

@@ -3,7 +3,7 @@
 // in this process. One callback hook: @fastify/rate-limit, used before, awaited four promises per request. The
 // caller owns the client: it creates it from REDIS_URL (createRateLimitRedis) and closes it, like the store. While
 // Redis is unreachable each process counts on its own (rate-limit-store.ts), and /readyz says degraded.
-import { ApiError } from '@plant-store/contract';
+import { ApiError, rateLimitMessage } from '@plant-store/contract';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { registerAnonymousLimit } from './anonymous-limit.js';
@@ -67,7 +67,7 @@ export async function registerRateLimit(
         return done();
       }
       done(
-        new ApiError(429, `rate limit of ${max} requests exceeded; retry in ${seconds} seconds`, {
+        new ApiError(429, rateLimitMessage(max, seconds), {
           'x-ratelimit-limit': limit,
           'x-ratelimit-remaining': '0',
           'x-ratelimit-reset': seconds,
