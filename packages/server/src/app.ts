@@ -32,6 +32,7 @@ import {
   observedStore,
   registerObservability,
   TracedRequestLog,
+  webhookObserver,
 } from './observability/observe-app.js';
 import type { Store } from './store/store.js';
 import { registerWebhookDelivery } from './webhooks/register.js';
@@ -128,7 +129,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     specification: structuredClone(contract.document),
     operationResolver: operationResolver(contract, handlers, securityHandlers, store),
   });
-  if (!config.benchOff.includes('webhook-worker')) registerWebhookDelivery(app, config, store, observability.metrics);
+  if (!config.benchOff.includes('webhook-worker')) {
+    registerWebhookDelivery(app, config, store, webhookObserver(store, observability));
+  }
   if (config.benchOff.length > 0) {
     app.log.warn({ off: config.benchOff }, 'PLANT_STORE_BENCH_OFF: layers switched off for measuring; never deploy so');
   }

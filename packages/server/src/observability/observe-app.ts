@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AccessLog } from '../http/logger.js';
 import type { Store } from '../store/store.js';
+import type { WorkerObserver } from '../webhooks/delivery-worker.js';
 import { registerHttpMetrics } from './http-metrics.js';
 import { instrumentStore } from './instrumented-store.js';
 import type { Metrics } from './metrics.js';
@@ -16,6 +17,15 @@ export interface Observability {
 /** The store the app should use: measured and traced when either is on, else the store itself. */
 export function observedStore(store: Store, { metrics, tracing }: Observability): Store {
   return metrics || tracing ? instrumentStore(store, metrics, tracing?.span) : store;
+}
+
+/**
+ * What the webhook worker reports to, with metrics on; undefined without. Imported only then: webhook-metrics loads
+ * prom-client's series for the worker, which a service without metrics never needs.
+ */
+export function webhookObserver(store: Store, { metrics }: Observability): (() => Promise<WorkerObserver>) | undefined {
+  if (!metrics) return undefined;
+  return async () => (await import('./webhook-metrics.js')).watchWebhooks(metrics.registry, store.webhooks);
 }
 
 /** Registers the hooks; call it first, before any hook that may answer early, so every request is seen. */

@@ -2,23 +2,23 @@
 // one) and stops when the app starts closing, while the store is still open.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import type { Metrics } from '../observability/metrics.js';
 import type { Store } from '../store/store.js';
-import { type DeliveryWorker, startDeliveryWorker } from './delivery-worker.js';
+import { type DeliveryWorker, startDeliveryWorker, type WorkerObserver } from './delivery-worker.js';
 
+/**
+ * Registers the worker; `observe`, when given (metrics on), makes what the worker reports to as it starts, so what it
+ * loads is loaded only by a server that delivers.
+ */
 export function registerWebhookDelivery(
   app: FastifyInstance,
   config: Config,
   store: Store,
-  metrics?: Metrics | undefined,
+  observe?: () => Promise<WorkerObserver>,
 ): void {
   let worker: DeliveryWorker | undefined;
   app.addHook('onListen', async () => {
     if (worker) return;
-    // Imported only with metrics on: webhook-metrics loads prom-client, which a service without metrics never needs.
-    const observer = metrics
-      ? (await import('../observability/webhook-metrics.js')).watchWebhooks(metrics.registry, store.webhooks)
-      : undefined;
+    const observer = await observe?.();
     worker = startDeliveryWorker(store.webhooks, config.webhooks, app.log.child({ component: 'webhooks' }), {
       ...(observer ? { observer } : {}),
     });
