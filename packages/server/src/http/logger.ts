@@ -29,7 +29,7 @@ const FLUSH_MS = 10;
 const FLUSH_BYTES = 64 * 1024;
 const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
 
-class TurnBatchedOutput {
+class BatchedOutput {
   #pending = '';
   #timer: NodeJS.Timeout | undefined;
   // At most LOG_BUFFER_BYTES wait in memory: while standard output does not drain (a stalled reader), lines beyond
@@ -74,10 +74,10 @@ class TurnBatchedOutput {
   }
 }
 
-let output: TurnBatchedOutput | undefined;
+let output: BatchedOutput | undefined;
 
-function standardOutput(): TurnBatchedOutput {
-  output ??= new TurnBatchedOutput();
+function standardOutput(): BatchedOutput {
+  output ??= new BatchedOutput();
   return output;
 }
 
