@@ -4,7 +4,8 @@
 #
 # The build stage installs and compiles the whole workspace, then `pnpm deploy --prod` gathers the server into
 # /deploy with only its production dependencies (no TypeScript, test tools or sources; the contract package with its
-# compiled code and openapi.yaml, the core package with its compiled code). The runtime stage holds that folder and nothing else from the build.
+# compiled code and openapi.yaml, the core package with its compiled code). The runtime stage holds that folder and
+# nothing else from the build.
 # packages/server/test/package/deploy-folder.test.ts runs the same deploy command and starts the service from its
 # output, since these machines have no Docker.
 FROM node:24-bookworm-slim AS build
