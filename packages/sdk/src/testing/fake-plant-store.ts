@@ -30,6 +30,7 @@ import {
   type OperationId,
   type Problem,
   parseJsonExact,
+  pathPattern,
   rateLimitMessage,
   type Scope,
 } from '@plant-store/contract';
@@ -103,18 +104,11 @@ export interface FakePlantStore {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-// /plants/{id} -> ^/plants/([^/]+)$, and the names of its parameters.
-function templateToPattern(path: string): { pattern: RegExp; names: string[] } {
-  const names = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
-  const literal = path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'));
-  return { pattern: new RegExp(`^${literal.join('([^/]+)')}$`), names };
-}
-
 /** The contract's paths, each with its operations by method. */
 const ROUTES = [...new Set(OPERATIONS.map((operation) => operation.path))].map((template) => ({
   // The route's path as the server's handlers get it (Fastify's form, /plants/:id), for the Links they build.
   routePath: template.replace(/\{([^}]+)\}/g, ':$1'),
-  ...templateToPattern(template),
+  ...pathPattern(template),
   operations: new Map<string, OperationFacts>(
     OPERATIONS.filter((operation) => operation.path === template).map((operation) => [operation.method, operation]),
   ),

@@ -26,6 +26,7 @@ import { redactQuery } from './url-redaction.js';
  * killed outright (SIGKILL, out of memory) loses at most the last FLUSH_MS of lines.
  */
 const FLUSH_MS = 10;
+// Counted in characters, which are the bytes of the log's JSON lines but for the rare non-ASCII one.
 const FLUSH_BYTES = 64 * 1024;
 const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
 

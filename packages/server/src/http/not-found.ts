@@ -1,19 +1,13 @@
 // Answers requests no route matched: 405 with Allow when the path exists under other methods, 404 otherwise.
-import { methodNotAllowedMessage, noRouteMessage } from '@plant-store/contract';
+import { methodNotAllowedMessage, noRouteMessage, pathPattern } from '@plant-store/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from './error-handler.js';
 import type { ContractOperation } from './openapi-document.js';
 
-// /plants/{id} -> ^/plants/[^/]+/?$
-function templateToPattern(path: string): RegExp {
-  const literal = path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${literal.join('[^/]+')}$`);
-}
-
 export function registerNotFoundHandler(app: FastifyInstance, operations: readonly ContractOperation[]): void {
   const paths = new Map<string, { pattern: RegExp; methods: string[] }>();
   for (const operation of operations) {
-    const entry = paths.get(operation.path) ?? { pattern: templateToPattern(operation.path), methods: [] };
+    const entry = paths.get(operation.path) ?? { pattern: pathPattern(operation.path).pattern, methods: [] };
     entry.methods.push(operation.method);
     paths.set(operation.path, entry);
   }
