@@ -3,6 +3,9 @@
 // excluded; openapi-fetch's own size next to it. Fails (exit 1) when the main entry is above the budget the README
 // promises, or the testing kit above its own (it carries the contract's operation table and request rules, and the
 // service's handlers and memory engine from @plant-store/core); the TanStack helpers are measured on their own.
+// `--check` also fails when the README's size block states other figures; `--write` (`pnpm --filter @plant-store/sdk
+// size`) rewrites that block. Nothing else writes it: the build and the tests only measure, so a tracked file never
+// changes under a test run and the package tests check the README as committed.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
@@ -57,10 +60,10 @@ console.log(
 for (const name of ['@plant-store/sdk/testing', '@plant-store/sdk/tanstack']) {
   console.log(`${name}: ${kb(entries[name])} min+gzip (${entries[name]} bytes), measured on its own`);
 }
-// The README states the sizes once, between these markers, as this measurement found them: the build rewrites the
+// The README states the sizes once, between these markers, as this measurement found them: `--write` rewrites the
 // block, and `--check` (the package tests) fails when it differs from a fresh measurement.
 const README = new URL('../README.md', import.meta.url);
-const START = '<!-- size: written by scripts/size.mjs at build time -->';
+const START = '<!-- size: written by scripts/size.mjs --write -->';
 const END = '<!-- /size -->';
 const statement =
   `${START}\n**${kb(main)}** min+gzip (${main} bytes) on top of openapi-fetch, which is ${kb(openapiFetch)} itself ` +
@@ -76,10 +79,12 @@ if (!block.test(readme)) {
 const updated = readme.replace(block, statement);
 if (process.argv.includes('--check')) {
   if (updated !== readme) {
-    console.error('packages/sdk/README.md states another size than the build measures: run `pnpm build`');
+    console.error(
+      'packages/sdk/README.md states another size than measured: run `pnpm --filter @plant-store/sdk size`',
+    );
     process.exit(1);
   }
-} else if (updated !== readme) writeFileSync(README, updated);
+} else if (process.argv.includes('--write') && updated !== readme) writeFileSync(README, updated);
 
 if (entries['@plant-store/sdk/testing'] > TESTING_BUDGET_BYTES) {
   console.error(`@plant-store/sdk/testing is over its ${kb(TESTING_BUDGET_BYTES)} budget`);
