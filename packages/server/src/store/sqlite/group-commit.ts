@@ -3,6 +3,10 @@
 // `durable` given (the store's file connections), the transaction commits without an fsync (synchronous=NORMAL: its
 // log frames reach the OS at once) and `durable` then fsyncs the log on libuv's thread pool, so the event loop serves
 // reads meanwhile and the next batch can commit while this one's fsync runs; the batch is answered once it returns.
+// The write lock is never waited for on the event loop: SQLite's busy handler sleeps in the calling thread (1, 2, 5,
+// 10 ms ... up to busy_timeout), which with `serve --workers N` on one file stalled every request of a process while
+// another held the lock. A batch that finds the lock taken is tried again from a timer, its writes waiting no longer
+// than the connection's busy_timeout in all (then 503), while the process goes on serving reads.
 import type { Database } from 'better-sqlite3';
 import { StoreUnavailableError } from '../store.js';
 
@@ -22,7 +26,12 @@ interface Pending<T> {
   write: () => T;
   resolve: (value: T) => void;
   reject: (error: unknown) => void;
+  /** When the write was queued (performance.now()), for the lock-wait deadline. */
+  since: number;
 }
+
+/** The pauses between tries for a write lock another connection holds, in ms; the last repeats. */
+const LOCK_RETRY_MS = [0, 1, 1, 2, 2, 4];
 
 /**
  * Returns `enqueue`, which runs a write in the next batch transaction and resolves once that batch is durable.
@@ -37,20 +46,43 @@ export function createGroupCommit(
 ): <T>(write: () => T) => Promise<T> {
   let queue: Pending<unknown>[] = [];
   let scheduled = false;
+  /** How long a write may wait for the lock in all: the connection's busy_timeout, read once. */
+  const lockWaitMs = Number(db.pragma('busy_timeout', { simple: true }));
+  let lockTries = 0;
+
+  /** Runs `flush` again once the lock may be free, after refusing the writes that have waited too long. */
+  const retryLater = (batch: Pending<unknown>[], error: unknown) => {
+    const now = performance.now();
+    const waiting: Pending<unknown>[] = [];
+    for (const item of batch) {
+      if (now - item.since >= lockWaitMs) item.reject(asStoreError(error));
+      else waiting.push(item);
+    }
+    queue = waiting.concat(queue);
+    if (queue.length === 0 || scheduled) return;
+    scheduled = true;
+    const pause = LOCK_RETRY_MS[Math.min(lockTries++, LOCK_RETRY_MS.length - 1)]!;
+    if (pause === 0) setImmediate(flush);
+    else setTimeout(flush, pause);
+  };
 
   const flush = () => {
     scheduled = false;
-    const batch = queue;
+    const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
     if (batch.length === 0) return;
-    queue = [];
-    onBatch?.(batch.length);
+    if (batch === queue) queue = [];
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    let began = false;
     try {
-      // IMMEDIATE: the write lock is taken (waiting up to busy_timeout) before the first statement. A deferred
+      // A lock held by another connection is answered at once (SQLITE_BUSY) rather than slept on; restored below.
+      // (A prepared PRAGMA would not do: SQLite applies busy_timeout when the statement is compiled.)
+      db.pragma('busy_timeout = 0');
+      // IMMEDIATE: the write lock is taken before the first statement. A deferred
       // transaction that reads first (a webhook claim counts leases, a keyed create looks up its key) would start
       // as a reader, and its first write would then fail at once with SQLITE_BUSY when another process on the same
       // file has committed meanwhile: SQLite cannot wait there without risking a deadlock.
       db.transaction(() => {
+        began = true;
         for (const item of batch) {
           // A failing statement rolls back only itself; the others in the batch still commit.
           try {
@@ -61,8 +93,19 @@ export function createGroupCommit(
         }
       }).immediate();
     } catch (error) {
+      if (!began && String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) {
+        return retryLater(batch, error);
+      }
       for (const item of batch) item.reject(asStoreError(error));
       return;
+    } finally {
+      if (db.open) db.pragma(`busy_timeout = ${lockWaitMs}`);
+    }
+    lockTries = 0;
+    onBatch?.(batch.length);
+    if (queue.length > 0 && !scheduled) {
+      scheduled = true;
+      setImmediate(flush);
     }
     const answer = () =>
       batch.forEach((item, index) => {
@@ -79,7 +122,7 @@ export function createGroupCommit(
 
   return <T>(write: () => T) =>
     new Promise<T>((resolve, reject) => {
-      queue.push({ write, resolve, reject } as Pending<unknown>);
+      queue.push({ write, resolve, reject, since: performance.now() } as Pending<unknown>);
       if (queue.length >= maxBatch) flush();
       else if (!scheduled) {
         scheduled = true;

@@ -62,8 +62,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   const watch = path === ':memory:' ? null : watchFile(path, statSync(path, { bigint: true }));
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
 
-  // The log is emptied once writes pause (see sqlite-wal.ts).
-  const wal = path === ':memory:' ? undefined : keepWalSmall(db, BUSY_TIMEOUT_MS);
+  // Checkpoints run on a worker thread, never in a commit on the event loop (see wal.ts).
+  const wal = path === ':memory:' ? undefined : keepWalSmall(db, path);
   // Group-committed batches are made durable by an fsync of the log on the thread pool, not inside the commit.
   const logSync = path !== ':memory:' && options.groupCommit !== false ? syncLogOf(path) : undefined;
   if (logSync) db.pragma('synchronous = NORMAL');

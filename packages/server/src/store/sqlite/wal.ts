@@ -1,16 +1,45 @@
-// Keeps the SQLite write-ahead log from staying large. A reader that holds an old snapshot (a long query, or the
-// README's own `.backup`) stops checkpoints from restarting the log, so it grows for as long as writes go on; nothing
-// shrinks it afterwards unless told. journal_size_limit truncates the log when a checkpoint restarts it, and once
-// the writer has been idle for a moment a TRUNCATE checkpoint empties it (tried again later while a reader still pins
-// it), without ever waiting on a lock.
+// Keeps the SQLite write-ahead log small without ever checkpointing on the event loop. A checkpoint copies the log's
+// pages into the database file and fsyncs both; run by the serving connection (SQLite's automatic checkpoint, every
+// 1,000 pages, inside whichever commit crosses the mark) it stalled every request of the process for as long as the
+// disk took. So the serving connection never checkpoints (wal_autocheckpoint = 0): a worker thread with its own
+// connection does, PASSIVE (never blocking anyone) within CHECKPOINT_MS of a commit, and once the writer has been
+// idle for a moment TRUNCATE (empties the log; tried again later while a reader still pins it), never waiting on a
+// lock. A reader that holds an old snapshot (a long query, or the README's own `.backup`) stops checkpoints from
+// restarting the log, so it grows while writes go on; journal_size_limit cuts it back whenever one restarts it.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 
 /** Bytes the log is cut back to whenever a checkpoint restarts it. */
 export const JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024;
+/** The most time between a commit and the passive checkpoint that copies it into the database file. */
+const CHECKPOINT_MS = 100;
 /** How long the writer must have been idle before the log is emptied. */
 const IDLE_MS = 1_000;
 /** How often an emptying a reader prevented is tried again. */
 const RETRY_MS = 5_000;
+
+// The checkpointer thread, as plain JavaScript (it runs the same on the sources under test and on dist/). It answers
+// each mode it is sent with the checkpoint's result, or with `busy` when SQLite refused (a lock was held).
+const CHECKPOINTER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path, { fileMustExist: true });
+db.pragma('busy_timeout = 0');
+parentPort.on('message', (mode) => {
+  if (mode === 'close') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    const [result] = db.pragma('wal_checkpoint(' + mode + ')');
+    parentPort.postMessage({ mode, busy: result.busy !== 0, log: result.log });
+  } catch {
+    parentPort.postMessage({ mode, busy: true, log: -1 });
+  }
+});
+`;
 
 export interface WalKeeper {
   /** Tell it after each commit. */
@@ -18,36 +47,51 @@ export interface WalKeeper {
   stop(): void;
 }
 
-/** Sets the size limit on `db` and empties its log whenever the writer is idle. `busyTimeoutMs` is restored after. */
-export function keepWalSmall(db: Database.Database, busyTimeoutMs: number): WalKeeper {
+/** Stops `db` (the serving connection to `path`) checkpointing and keeps the log small from a worker thread. */
+export function keepWalSmall(db: Database.Database, path: string): WalKeeper {
   db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
-  let timer: NodeJS.Timeout | undefined;
+  db.pragma('wal_autocheckpoint = 0');
+  const worker = new Worker(CHECKPOINTER, {
+    eval: true,
+    workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path },
+  });
+  worker.unref();
   let stopped = false;
-  const schedule = (ms: number) => {
-    clearTimeout(timer);
-    if (stopped) return;
-    timer = setTimeout(checkpoint, ms);
-    timer.unref();
+  let passive: NodeJS.Timeout | undefined;
+  let idle: NodeJS.Timeout | undefined;
+  const send = (mode: 'PASSIVE' | 'TRUNCATE') => {
+    if (!stopped) worker.postMessage(mode);
   };
-  function checkpoint() {
-    timer = undefined;
-    if (!db.open || db.inTransaction) return schedule(IDLE_MS);
-    try {
-      // Never wait for a reader or a writer here: busy means "not now", and the next try comes later.
-      db.pragma('busy_timeout = 0');
-      const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number; log: number }[];
-      if (result && (result.busy !== 0 || result.log > 0)) schedule(RETRY_MS);
-    } catch {
-      schedule(RETRY_MS);
-    } finally {
-      if (db.open) db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    }
-  }
+  const emptyAfter = (ms: number) => {
+    clearTimeout(idle);
+    if (stopped) return;
+    idle = setTimeout(() => send('TRUNCATE'), ms);
+    idle.unref();
+  };
+  worker.on('message', ({ mode, busy, log }: { mode: string; busy: boolean; log: number }) => {
+    if (mode === 'TRUNCATE' && (busy || log > 0)) emptyAfter(RETRY_MS);
+  });
+  // A checkpointer that fails (say the file went away) leaves the log to grow, as a stopped one would; the store's
+  // readiness reports a lost file.
+  worker.on('error', () => {
+    stopped = true;
+  });
   return {
-    wrote: () => schedule(IDLE_MS),
+    wrote() {
+      if (passive === undefined && !stopped) {
+        passive = setTimeout(() => {
+          passive = undefined;
+          send('PASSIVE');
+        }, CHECKPOINT_MS);
+        passive.unref();
+      }
+      emptyAfter(IDLE_MS);
+    },
     stop() {
+      clearTimeout(passive);
+      clearTimeout(idle);
+      if (!stopped) worker.postMessage('close');
       stopped = true;
-      clearTimeout(timer);
     },
   };
 }

@@ -39,3 +39,26 @@ describe('the SQLite write-ahead log', () => {
     await store.close();
   });
 });
+
+describe('checkpoints', () => {
+  it('never run on the serving connection: a worker thread copies the log into the database file as writes go on', async () => {
+    const file = join(dir, 'checkpoints.db');
+    const store = openSqliteStore(file);
+    await store.migrate();
+    const before = statSync(file).size;
+    const name = 'y'.repeat(200);
+    // Writes never pause long enough for the idle emptying (1 s), and 60 batches of 20 plants fill far fewer than
+    // the 1,000 pages of SQLite's automatic checkpoint: the file grows only because the checkpointer thread copies
+    // the log into it while the writes go on.
+    let batch = 0;
+    for (; batch < 60 && statSync(file).size === before; batch++) {
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.plants.create('bob', { id: BigInt(batch * 20 + i), name })),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(statSync(file).size).toBeGreaterThan(before);
+    expect(batch).toBeLessThan(60);
+    await store.close();
+  });
+});
