@@ -1,7 +1,7 @@
 // The bound on the Idempotency-Keys one owner keeps, enforced by the very statement that keeps a key: SQL for the
 // statements that write keys (the batched creates of outbox.ts, a kept 400 in postgres-store.ts), so an owner never
-// holds more than MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL keys after a write, whatever the rate, and the periodic sweep
-// only removes expired keys.
+// holds more than MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL keys after a write, whatever the rate of writes (the periodic
+// sweep is not what holds it).
 import { MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL } from '@plant-store/core';
 
 /**
