@@ -5,7 +5,7 @@
 import { MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL } from '@plant-store/core';
 
 /**
- * Two CTEs to follow a `claimed` CTE (the idempotency_keys rows the statement inserted or overwrote, RETURNING owner,
+ * CTEs to follow a `claimed` CTE (the idempotency_keys rows the statement inserted or overwrote, RETURNING owner,
  * key and `reused`, true for an expired key overwritten): `trimmed` deletes, per owner that now holds more keys than
  * the bound, that many of its oldest keys (not those just written) and returns one row (owner) per key deleted; the
  * statement subtracts them from owner_versions.idempotency_keys where it adds the new ones. Under the bound it costs
@@ -21,13 +21,16 @@ export const TRIM_OLDEST_KEYS = `over AS (
     GROUP BY c.owner
     HAVING max(coalesce(v.idempotency_keys, 0)) + count(*) FILTER (WHERE NOT c.reused)
              > ${MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL}
+  ), oldest AS (
+    SELECT i.ctid AS row_id, i.created_at FROM over CROSS JOIN LATERAL (
+        SELECT ctid, created_at FROM idempotency_keys
+        WHERE owner = over.owner AND key <> ALL (over.written)
+        ORDER BY created_at LIMIT over.excess
+      ) AS i
   ), trimmed AS (
-    DELETE FROM idempotency_keys k USING over CROSS JOIN LATERAL (
-        SELECT i.key, i.created_at FROM idempotency_keys i
-        WHERE i.owner = over.owner AND i.key <> ALL (over.written)
-        ORDER BY i.created_at LIMIT over.excess
-      ) AS oldest
-    -- created_at too: a key another writer has just overwritten (an expired one, claimed again) is left alone.
-    WHERE k.owner = over.owner AND k.key = oldest.key AND k.created_at = oldest.created_at
-    RETURNING k.owner
+    -- By row address (a TID scan), never a scan of the table. The time too: a key another writer has just
+    -- overwritten (an expired one, claimed again, now the newest) is left alone.
+    DELETE FROM idempotency_keys
+    WHERE ctid = ANY (ARRAY(SELECT row_id FROM oldest)) AND created_at <= (SELECT max(created_at) FROM oldest)
+    RETURNING owner
   )`;

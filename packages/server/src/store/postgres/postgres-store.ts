@@ -369,7 +369,7 @@ export function openPostgresStore({
       async remember(owner, key, answer, now) {
         const values = [owner, key, answer.fingerprint, answer.status, answer.body, now, now - IDEMPOTENCY_TTL_MS];
         for (;;) {
-          if ((await query(REMEMBER_KEY, values)).rowCount === 1) return undefined;
+          if ((await query(REMEMBER_KEY, values, 'remember_idempotency_key')).rowCount === 1) return undefined;
           const kept = await query<KeptAnswer>(FIND_KEY, [owner, key], 'find_idempotency_key');
           if (kept.rows[0]) return kept.rows[0];
         }
