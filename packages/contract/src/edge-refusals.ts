@@ -2,15 +2,16 @@
 // method the contract does not have, a body that is not JSON or is too large, and the per-principal rate limit. The
 // server's http/ folder and the SDK's testing kit both answer with these, so a client's tests see the service's
 // very messages. No Node or DOM APIs.
+import { callerText } from './caller-text.js';
 import { BODY_LIMIT_BYTES } from './generated/operations.js';
 
-/** The 404's message for a path no operation of the contract has. */
+/** The 404's message for a path no operation of the contract has (the path cut short, see caller-text.ts). */
 export const noRouteMessage = (method: string, path: string) =>
-  `no route ${method} ${path}; see /openapi.json for the API`;
+  `no route ${method} ${callerText(path)}; see /openapi.json for the API`;
 
 /** The 405's message for a path the contract has under other methods (`methods`, also sent as Allow). */
 export const methodNotAllowedMessage = (method: string, path: string, methods: readonly string[]) =>
-  `${method} is not allowed on ${path}; use ${methods.join(' or ')}`;
+  `${method} is not allowed on ${callerText(path)}; use ${methods.join(' or ')}`;
 
 /** The 415's message for a body sent without `Content-Type: application/json`. */
 export const NOT_JSON_MESSAGE = 'the request body must be sent with "Content-Type: application/json"';

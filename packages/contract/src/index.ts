@@ -4,6 +4,7 @@
 import type { components, operations, paths, webhooks } from './generated/openapi.js';
 
 export { ApiError } from './api-error.js';
+export { CALLER_TEXT_MAX, callerText } from './caller-text.js';
 export { CURSOR_NOT_ISSUED_MESSAGE, decodeCursor, encodeCursor, nextPageLink } from './cursor.js';
 export {
   BODY_EMPTY_MESSAGE,

@@ -1,6 +1,7 @@
 // The request rules every side runs, driven by the contract's generated facts: how a broken rule is told (the
 // message and the `details` entry of a 400, one wording for the server and the testing kit) and the checks of one
 // operation's parameters and body, in the order the service reports them. No Node or DOM APIs.
+import { callerText } from './caller-text.js';
 import type { components } from './generated/openapi.js';
 import { INT64_RANGE_MESSAGE, INTEGER_TEXT, toInt64 } from './int64.js';
 import type { FieldFacts, OperationFacts, ParameterFacts, ValueFacts } from './operation-facts.js';
@@ -42,10 +43,22 @@ export interface Problem {
   detail: ErrorDetail;
 }
 
+/** The rule with the names it may echo (the field, the pointer) as messages repeat caller text. */
+function callerNamesCut(broken: BrokenRule): BrokenRule {
+  const pointer = callerText(broken.pointer);
+  const field = broken.field === undefined ? undefined : callerText(broken.field);
+  if (pointer === broken.pointer && field === broken.field) return broken;
+  return { ...broken, pointer, ...(field === undefined ? {} : { field }) };
+}
+
 const PARTS: Record<string, string> = { query: 'query parameter', path: 'path parameter', header: 'header' };
 
-/** The 400's message for a broken rule. */
-export function describeBrokenRule(broken: BrokenRule): string {
+/**
+ * The 400's message for a broken rule. A name the caller chose (an unknown field or parameter) is cut short
+ * (caller-text.ts), so the message stays small whatever was sent.
+ */
+export function describeBrokenRule(rule: BrokenRule): string {
+  const broken = callerNamesCut(rule);
   const { location, pointer } = broken;
   const part = PARTS[location] ?? location;
   const where = location === 'body' ? (pointer ? `body field "${pointer}"` : 'body') : `${part} "${pointer}"`;
@@ -85,8 +98,9 @@ export function describeBrokenRule(broken: BrokenRule): string {
   }
 }
 
-/** The `details` entry for a broken rule. */
-export function detailOfBrokenRule(broken: BrokenRule): ErrorDetail {
+/** The `details` entry for a broken rule, its field cut short as the message has it. */
+export function detailOfBrokenRule(rule: BrokenRule): ErrorDetail {
+  const broken = callerNamesCut(rule);
   const location = (['body', 'query', 'path'].includes(broken.location) ? broken.location : 'body') as
     | 'body'
     | 'query'

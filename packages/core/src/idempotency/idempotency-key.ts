@@ -37,7 +37,10 @@ export function malformedKeyError(key: string): ApiError | undefined {
   return 'detail' in checked ? new ApiError(400, checked.message) : undefined;
 }
 
-/** Keys each principal keeps at most; beyond that the server's sweeper forgets its oldest first (idempotency/sweeper.ts). */
+/**
+ * Keys each principal keeps at most: the write that keeps one more forgets the principal's oldest beyond it, on every
+ * engine (the server's sweeper also trims, idempotency/sweeper.ts).
+ */
 export const MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL = 10_000;
 
 const encoder = new TextEncoder();
@@ -110,9 +113,16 @@ export interface KeptRefusalAnswer {
 }
 
 /**
+ * The most bytes of a refusal kept under a key. The service's refusals stay far below it (a caller-chosen name is
+ * cut short in every message, see the contract's caller-text.ts); one beyond it is answered but not kept.
+ */
+export const MAX_KEPT_REFUSAL_BYTES = 2048;
+
+/**
  * Keeps a 400 as the first answer to the owner's key, in the same place as a create's 200 or 409: the answer
  * itself when the key was unused (or expired), the one kept before (marked replayed) when a repeat has the same
- * fingerprint, and a 422 when it has another. A repeat while the key's first request is in flight is a 409.
+ * fingerprint, and a 422 when it has another. A repeat while the key's first request is in flight is a 409. A
+ * refusal over MAX_KEPT_REFUSAL_BYTES is answered as it is, and the key left as it was.
  */
 export async function keepRefusal(
   store: PlantStore,
@@ -121,6 +131,7 @@ export async function keepRefusal(
   fingerprint: string,
   refusal: { status: number; json: string },
 ): Promise<KeptRefusalAnswer> {
+  if (encoder.encode(refusal.json).length > MAX_KEPT_REFUSAL_BYTES) return { ...refusal, headers: {} };
   return oneAtATime(store, owner, key, async () => {
     const answer = { fingerprint, status: refusal.status, body: refusal.json };
     const previous = await store.idempotency.remember(owner, key, answer, Date.now());

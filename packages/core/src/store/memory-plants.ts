@@ -1,6 +1,7 @@
 // The memory engine of the plants and the answers kept for Idempotency-Keys, in plain Maps: the server's memory
 // engine (DATABASE_URL=memory:) is built on it, and the SDK's testing kit runs the handlers over it. Each call is one
 // synchronous step, so concurrent callers never interleave inside it (the other engines' atomicity).
+import { MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL } from '../idempotency/idempotency-key.js';
 import {
   IDEMPOTENCY_TTL_MS,
   type KeptAnswer,
@@ -28,14 +29,25 @@ const ascending = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 /** A new, empty engine in this process's memory. */
 export function openMemoryPlants(): MemoryPlants {
   const owners = new Map<string, Map<bigint, StoredPlant>>();
-  // Per owner: the data version every create and delete moves (the ETag's), and the answers kept for keys.
+  // Per owner: the data version every create and delete moves (the ETag's), and the answers kept for keys, oldest
+  // first (a Map iterates in insertion order, and a key is moved to the end whenever it is written).
   const versions = new Map<string, number>();
-  const keys = new Map<string, KeptKey>();
+  const keys = new Map<string, Map<string, KeptKey>>();
   const touch = (owner: string) => versions.set(owner, (versions.get(owner) ?? 0) + 1);
-  const keyOf = (owner: string, key: string) => `${owner}\u0000${key}`;
   const live = (owner: string, key: string, now: number) => {
-    const found = keys.get(keyOf(owner, key));
+    const found = keys.get(owner)?.get(key);
     return found && found.at > now - IDEMPOTENCY_TTL_MS ? found : undefined;
+  };
+  /** Keeps the key's answer as the owner's newest, forgetting the owner's oldest keys beyond the bound. */
+  const keep = (owner: string, key: string, kept: KeptKey) => {
+    const owned = keys.get(owner) ?? new Map<string, KeptKey>();
+    keys.set(owner, owned);
+    owned.delete(key);
+    owned.set(key, kept);
+    for (const oldest of owned.keys()) {
+      if (owned.size <= MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL) break;
+      owned.delete(oldest);
+    }
   };
   const owned = (owner: string) => {
     const plants = owners.get(owner) ?? new Map<bigint, StoredPlant>();
@@ -59,7 +71,7 @@ export function openMemoryPlants(): MemoryPlants {
         const found = live(owner, claim.key, claim.now);
         if (found) return { fingerprint: found.fingerprint, status: found.status, body: found.body };
         const created = create(owner, plant);
-        keys.set(keyOf(owner, claim.key), {
+        keep(owner, claim.key, {
           fingerprint: claim.fingerprint,
           status: created ? 200 : 409,
           body: created ? claim.created : claim.conflict,
@@ -89,28 +101,25 @@ export function openMemoryPlants(): MemoryPlants {
       async remember(owner, key, answer, now) {
         const found = live(owner, key, now);
         if (found) return { fingerprint: found.fingerprint, status: found.status, body: found.body };
-        keys.set(keyOf(owner, key), { ...answer, at: now });
+        keep(owner, key, { ...answer, at: now });
         return undefined;
       },
       async sweep(before, maxPerOwner, limit) {
         let deleted = 0;
-        for (const [id, entry] of keys) {
-          if (deleted >= limit) break;
-          if (entry.at < before) {
-            keys.delete(id);
-            deleted++;
+        for (const owned of keys.values()) {
+          for (const [key, entry] of owned) {
+            if (deleted >= limit) return deleted;
+            if (entry.at < before) {
+              owned.delete(key);
+              deleted++;
+            }
           }
         }
-        const byOwner = new Map<string, [string, number][]>();
-        for (const [id, entry] of keys) {
-          const owner = id.slice(0, id.indexOf('\u0000'));
-          byOwner.set(owner, [...(byOwner.get(owner) ?? []), [id, entry.at]]);
-        }
-        for (const entries of byOwner.values()) {
-          entries.sort((x, y) => x[1] - y[1]);
-          for (const [id] of entries.slice(0, Math.max(0, entries.length - maxPerOwner))) {
+        for (const owned of keys.values()) {
+          for (const key of owned.keys()) {
+            if (owned.size <= maxPerOwner) break;
             if (deleted >= limit) return deleted;
-            keys.delete(id);
+            owned.delete(key);
             deleted++;
           }
         }

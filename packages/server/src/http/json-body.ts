@@ -5,6 +5,7 @@ import {
   BODY_EMPTY_MESSAGE,
   BODY_LIMIT_BYTES,
   BODY_NOT_UTF8_MESSAGE,
+  callerText,
   JsonBodyError,
   parseJsonExact,
 } from '@plant-store/contract';
@@ -37,7 +38,9 @@ export function registerJsonBodyParser(app: FastifyInstance, operations: readonl
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers['content-type'] ?? '')?.[1];
     if (charset !== undefined && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
-      return done(new ApiError(415, `the request body must be UTF-8 JSON; charset "${charset}" is not accepted`));
+      return done(
+        new ApiError(415, `the request body must be UTF-8 JSON; charset "${callerText(charset)}" is not accepted`),
+      );
     }
     const bytes = body as Buffer;
     if (request.headers['idempotency-key'] !== undefined) keyedBodies.set(request, bytes);

@@ -1,6 +1,7 @@
 // Cleans up the answers kept for Idempotency-Keys while the service listens: every minute, a bounded sweep deletes
-// keys past their 24 hours and the oldest keys of principals beyond MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL. Every
-// instance sweeps; the deletes are idempotent, so they share the work without coordinating.
+// keys past their 24 hours and the oldest keys of principals beyond MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL (the engines
+// hold that bound in the write that keeps a key; the sweep trims what an earlier version let grow). Every instance
+// sweeps; the deletes are idempotent, so they share the work without coordinating.
 import { MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL } from '@plant-store/core';
 import type { FastifyInstance } from 'fastify';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyRepository, type Store } from '../store/store.js';

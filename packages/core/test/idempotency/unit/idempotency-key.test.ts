@@ -3,7 +3,13 @@
 // service's validation.
 import { readOpenApiDocument } from '@plant-store/contract/document';
 import { describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_KEY_FACTS, malformedKeyError } from '../../../src/idempotency/idempotency-key.js';
+import {
+  IDEMPOTENCY_KEY_FACTS,
+  keepRefusal,
+  MAX_KEPT_REFUSAL_BYTES,
+  malformedKeyError,
+} from '../../../src/idempotency/idempotency-key.js';
+import { openMemoryPlants } from '../../../src/store/memory-plants.js';
 
 interface Parameter {
   name: string;
@@ -33,5 +39,25 @@ describe('Idempotency-Key', () => {
     expect(malformedKeyError('')?.message).toBe('header "idempotency-key" must be at least 1 character long');
     expect(malformedKeyError('k'.repeat(255))).toBeUndefined();
     expect(malformedKeyError('3f2a-~!')).toBeUndefined();
+  });
+
+  it('keeps a refusal of up to 2 KB under its key, and answers a larger one without keeping it', async () => {
+    const store = openMemoryPlants();
+    const refusal = (bytes: number) => {
+      const json = JSON.stringify({ error: 400, message: '' });
+      return { status: 400, json: JSON.stringify({ error: 400, message: 'm'.repeat(bytes - json.length) }) };
+    };
+    const small = refusal(MAX_KEPT_REFUSAL_BYTES);
+    expect(await keepRefusal(store, 'alice', 'small', 'f', small)).toEqual({ ...small, headers: {} });
+    expect(await keepRefusal(store, 'alice', 'small', 'f', small)).toEqual({
+      ...small,
+      headers: { 'idempotent-replayed': 'true' },
+    });
+    const large = refusal(MAX_KEPT_REFUSAL_BYTES + 1);
+    expect(await keepRefusal(store, 'alice', 'large', 'f', large)).toEqual({ ...large, headers: {} });
+    // Nothing was kept: the key is unused.
+    expect(
+      await store.idempotency.remember('alice', 'large', { fingerprint: 'g', status: 200, body: '{}' }, Date.now()),
+    ).toBeUndefined();
   });
 });

@@ -288,6 +288,21 @@ const PROBES: Array<[string, Probe]> = [
     `keyed create with a malformed key (${key.length} characters)`,
     { method: 'POST', path: '/plants', auth: alice, body: '{"id":7,"name":"x"}', contentType: json, key },
   ]),
+  // Caller-chosen names are cut short alike (a 15 KB unknown field under a key, kept and replayed; a long query
+  // parameter; a long path).
+  ...(['first', 'again'] as const).map((round): [string, Probe] => [
+    `keyed create with a 15 KB unknown field name (${round})`,
+    {
+      method: 'POST',
+      path: '/plants',
+      auth: alice,
+      body: `{"id":8,"name":"x","${'f'.repeat(15 * 1024)}":1}`,
+      contentType: json,
+      key: 'fid-400-long-name',
+    },
+  ]),
+  ['long unknown query parameter', { method: 'GET', path: `/plants?${'q'.repeat(2000)}=1`, auth: alice }],
+  ['long unknown route', { method: 'GET', path: `/${'t'.repeat(2000)}`, auth: alice }],
   ['unknown route', { method: 'GET', path: '/trees', auth: alice }],
   ['method not allowed', { method: 'PUT', path: '/plants', auth: alice }],
   ['method not allowed on id', { method: 'GET', path: '/plants/1', auth: alice }],

@@ -14,6 +14,7 @@ import {
 } from '../outbox-event.js';
 import { type ClaimedDelivery, IDEMPOTENCY_TTL_MS, type WebhookRepository } from '../store.js';
 import { type BatchResult, type BatchRow, rowKey } from './create-batch.js';
+import { TRIM_OLDEST_KEYS } from './idempotency-bound.js';
 
 type Query = <Row extends pg.QueryResultRow>(
   text: string,
@@ -35,7 +36,8 @@ export interface PostgresOutbox {
 // statement, one snapshot, one transaction. The batch holds each (owner, id) and each (owner, key) once (CreateBatch
 // defers repeats), so the joins are one-to-one. A row with an Idempotency-Key first claims the key (an expired answer
 // is overwritten; a live one is left alone and the row does nothing), keeping the answer it will get: 409 when the
-// owner has the id already, else 200. The plant is inserted only when its key was claimed with 200.
+// owner has the id already, else 200. The plant is inserted only when its key was claimed with 200. An owner's oldest
+// keys beyond the bound go in the same statement (idempotency-bound.ts).
 const CREATE_BATCH_WITH_EVENTS = `
   WITH input AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[],
@@ -51,7 +53,7 @@ const CREATE_BATCH_WITH_EVENTS = `
       body = excluded.body, created_at = excluded.created_at
       WHERE k.created_at <= excluded.created_at - ${IDEMPOTENCY_TTL_MS}
     RETURNING owner, key, status, (xmax <> 0) AS reused
-  ), inserted AS (
+  ), ${TRIM_OLDEST_KEYS}, inserted AS (
     INSERT INTO plants (owner, id, name, tag) SELECT owner, id, name, tag FROM input
     WHERE idem_key IS NULL
        OR EXISTS (SELECT 1 FROM claimed c WHERE c.owner = input.owner AND c.key = input.idem_key AND c.status = 200)
@@ -68,6 +70,7 @@ const CREATE_BATCH_WITH_EVENTS = `
     SELECT owner, sum(changed), sum(keys) FROM (
       SELECT owner, 1 AS changed, 0 AS keys FROM inserted
       UNION ALL SELECT owner, 0, CASE WHEN reused THEN 0 ELSE 1 END FROM claimed
+      UNION ALL SELECT owner, 0, -1 FROM trimmed
     ) AS writes GROUP BY owner ORDER BY owner
     ON CONFLICT (owner) DO UPDATE SET version = v.version + excluded.version,
       idempotency_keys = v.idempotency_keys + excluded.idempotency_keys

@@ -16,6 +16,7 @@ import {
 import { type TokenRow, toTokenRecord } from '../token-row.js';
 import { ChangeFeed, channelFor, encodeChange, notifyPrefix } from './change-feed.js';
 import { CreateBatch, rowKey } from './create-batch.js';
+import { TRIM_OLDEST_KEYS } from './idempotency-bound.js';
 import { quoteIdent } from './identifier.js';
 import { postgresMigrations } from './migrations.js';
 import { createPostgresOutbox } from './outbox.js';
@@ -71,19 +72,22 @@ const DELETE_PLANT = `WITH deleted AS (DELETE FROM plants WHERE owner = $1 AND i
 
 const FIND_KEY = 'SELECT fingerprint, status, body FROM idempotency_keys WHERE owner = $1 AND key = $2';
 
-// A 400 kept with its key unless the key holds a live answer; the owner's count of keys grows unless it reused one.
-const REMEMBER_KEY = `WITH kept AS (
+// A 400 kept with its key unless the key holds a live answer; the owner's count of keys grows unless it reused one,
+// and its oldest keys beyond the bound go in the same statement (idempotency-bound.ts).
+const REMEMBER_KEY = `WITH claimed AS (
     INSERT INTO idempotency_keys AS k (owner, key, fingerprint, status, body, created_at)
     VALUES ($1, $2, $3, $4, $5, $6)
     ON CONFLICT (owner, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,
       body = excluded.body, created_at = excluded.created_at
       WHERE k.created_at <= $7
-    RETURNING owner, (xmax <> 0) AS reused
-  ), counted AS (
-    INSERT INTO owner_versions AS v (owner, version, idempotency_keys) SELECT owner, 0, 1 FROM kept WHERE NOT reused
-    ON CONFLICT (owner) DO UPDATE SET idempotency_keys = v.idempotency_keys + 1 RETURNING 1
+    RETURNING owner, key, (xmax <> 0) AS reused
+  ), ${TRIM_OLDEST_KEYS}, counted AS (
+    INSERT INTO owner_versions AS v (owner, version, idempotency_keys)
+    SELECT owner, 0, CASE WHEN reused THEN 0 ELSE 1 END - (SELECT count(*) FROM trimmed) FROM claimed
+    WHERE NOT reused OR EXISTS (SELECT 1 FROM trimmed)
+    ON CONFLICT (owner) DO UPDATE SET idempotency_keys = v.idempotency_keys + excluded.idempotency_keys RETURNING 1
   )
-  SELECT (SELECT count(*) FROM counted) AS counted FROM kept`;
+  SELECT (SELECT count(*) FROM counted) AS counted FROM claimed`;
 
 const SWEEP_EXPIRED = `WITH expired AS (
     DELETE FROM idempotency_keys WHERE (owner, key) IN
@@ -365,7 +369,7 @@ export function openPostgresStore({
       async remember(owner, key, answer, now) {
         const values = [owner, key, answer.fingerprint, answer.status, answer.body, now, now - IDEMPOTENCY_TTL_MS];
         for (;;) {
-          if ((await query(REMEMBER_KEY, values)).rowCount === 1) return undefined;
+          if ((await query(REMEMBER_KEY, values, 'remember_idempotency_key')).rowCount === 1) return undefined;
           const kept = await query<KeptAnswer>(FIND_KEY, [owner, key], 'find_idempotency_key');
           if (kept.rows[0]) return kept.rows[0];
         }

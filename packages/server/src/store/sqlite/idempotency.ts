@@ -1,6 +1,8 @@
 // Per-principal data versions and Idempotency-Key answers on SQLite. Every write to an owner's plants moves the owner's
 // version in its own transaction (the ETag of GET /plants is derived from it); a create with a key keeps its answer
 // in the same transaction (a savepoint inside the group commit's batch), so the plant and its answer commit together.
+// The write that keeps an owner's key beyond MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL forgets the owner's oldest keys in it.
+import { MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL } from '@plant-store/core';
 import type Database from 'better-sqlite3';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type IdempotencyRepository, type KeptAnswer } from '../store.js';
 
@@ -42,6 +44,25 @@ export function createSqliteIdempotency(
         .safeIntegers(true)
         .get(owner, changed ? 1 : 0, keys),
     );
+  /**
+   * Counts a new key of the owner's; beyond the bound, forgets the owner's oldest keys but `key` (an index range on
+   * (owner, created_at)). Under the bound this is the one statement that counted the key before.
+   */
+  const countNewKey = (owner: string, key: string) => {
+    const keys = statement(
+      `INSERT INTO owner_versions (owner, version, idempotency_keys) VALUES (?, 0, 1)
+       ON CONFLICT (owner) DO UPDATE SET idempotency_keys = idempotency_keys + 1
+       RETURNING idempotency_keys`,
+    )
+      .pluck()
+      .get(owner) as number;
+    if (keys <= MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL) return;
+    const forgotten = statement(
+      `DELETE FROM idempotency_keys WHERE (owner, key) IN
+         (SELECT owner, key FROM idempotency_keys WHERE owner = ? AND key <> ? ORDER BY created_at LIMIT ?)`,
+    ).run(owner, key, keys - MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL).changes;
+    bump(owner, false, -forgotten);
+  };
   const find = (owner: string, key: string) =>
     statement('SELECT fingerprint, status, body, created_at FROM idempotency_keys WHERE owner = ? AND key = ?').get(
       owner,
@@ -75,7 +96,7 @@ export function createSqliteIdempotency(
         claim.now,
       );
       // `create` moved the version when it created; the count of kept keys grows unless an expired one was reused.
-      if (!expired) bump(owner, false, 1);
+      if (!expired) countNewKey(owner, claim.key);
       return created;
     },
   );
@@ -86,7 +107,7 @@ export function createSqliteIdempotency(
         const found = live(owner, key, now);
         if (found.answer) return found.answer;
         keep(owner, key, answer, now);
-        if (!found.expired) bump(owner, false, 1);
+        if (!found.expired) countNewKey(owner, key);
         return undefined;
       });
     },

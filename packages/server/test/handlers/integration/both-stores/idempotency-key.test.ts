@@ -2,6 +2,7 @@
 // and replayed with Idempotent-Replayed, a key reused with another body is a 422, a repeat while the first is in
 // flight is a 409 without a second write, keys are bounded, and the sweeper removes expired and excess keys.
 // Every answer is checked against openapi.yaml by an independent validator (support/http.ts).
+import { MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL } from '@plant-store/core';
 import { createTestApp, type TestApp } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { IDEMPOTENCY_TTL_MS } from '../../../../src/store/store.js';
@@ -170,6 +171,22 @@ describe('Idempotency-Key on createPlant', () => {
     expect([none.statusCode, none.headers['idempotent-replayed']]).toEqual([400, 'true']);
   });
 
+  it('keeps at most 2 KB for a 15 KB unknown field name, its name cut with a marker, and replays it whole', async () => {
+    const name = `f${'x'.repeat(15 * 1024)}`;
+    const body = `{"id": 25, "name": "Yarrow", "${name}": 1}`;
+    const first = await create(alice, body, 'key-400-long-name');
+    expect(first.status).toBe(400);
+    expect(Buffer.byteLength(first.text)).toBeLessThanOrEqual(2048);
+    const cut = `f${'x'.repeat(63)}...[cut: ${name.length} characters]`;
+    expect(first.json()).toEqual({
+      error: 400,
+      message: `body has an unknown field "${cut}"; only the fields the contract declares are accepted`,
+      details: [{ location: 'body', field: cut, rule: 'unknownField' }],
+    });
+    const again = await create(alice, body, 'key-400-long-name');
+    expect([again.status, again.headers['idempotent-replayed'], again.text]).toEqual([400, 'true', first.text]);
+  });
+
   it('keeps a 400 per principal, and a kept 200 answers a refused body under its key with 422', async () => {
     const bad = { id: 22, name: '' };
     expect((await create(alice, bad, 'key-400-shared')).status).toBe(400);
@@ -221,6 +238,46 @@ describe('Idempotency-Key on createPlant', () => {
       status: 409,
     });
   });
+
+  it('holds a principal at 10,000 keys in the write that keeps one more, however fast the keyed requests come', async () => {
+    // A store of its own: counting every key of the store counts this principal's alone.
+    const own = await createTestApp({ env: { RATE_LIMIT_MAX: '0' } });
+    onTestFinished(() => own.close());
+    const token = await own.token('grace');
+    const now = Date.now();
+    // Seeded at the bound by keyed creates, group-committed in batches, oldest first: seed-0 ... seed-9999.
+    const seed = (i: number) =>
+      own.store.plants.createOnce(
+        'grace',
+        { id: BigInt(1_000_000 + i), name: 'Seed' },
+        { key: `seed-${i}`, fingerprint: 'f', created: '{}', conflict: '{}', now: now - 60_000 + i },
+      );
+    for (let from = 0; from < MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL; from += 1000) {
+      expect(await Promise.all(Array.from({ length: 1000 }, (_, i) => seed(from + i)))).not.toContain(false);
+    }
+    const send = (i: number) =>
+      call(own.app, {
+        method: 'POST',
+        url: '/plants',
+        path: '/plants',
+        token,
+        // Keyed creates (a group commit's batch) and kept 400s alike.
+        body: i % 2 === 0 ? { id: i, name: 'Rue' } : { id: i, name: '' },
+        headers: { 'idempotency-key': `new-${i}` },
+      });
+    // 40 at once (batches racing on PostgreSQL may leave a key or two over, for the next write), then 40 one by one.
+    await Promise.all(Array.from({ length: 40 }, (_, i) => send(i)));
+    for (let i = 40; i < 80; i++) expect((await send(i)).status).toBe(i % 2 === 0 ? 200 : 400);
+    // The 80 new keys are kept and seed-80 is the oldest left: the 80 oldest went, nothing else.
+    for (let i = 0; i < 80; i++) expect((await send(i)).headers['idempotent-replayed']).toBe('true');
+    expect(
+      await own.store.idempotency.remember('grace', 'seed-80', { fingerprint: 'g', status: 400, body: '{}' }, now),
+    ).toMatchObject({ fingerprint: 'f' });
+    // Every key is expired to a sweep dated far ahead: it deletes them all and says how many there were.
+    expect(await own.store.idempotency.sweep(Number.MAX_SAFE_INTEGER, MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL, 20_000)).toBe(
+      MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL,
+    );
+  }, 120_000);
 
   it('sweeps expired keys and a principal’s oldest keys beyond the bound, in bounded steps', async () => {
     // A store of its own: the keys of the tests above would count against the bound too.

@@ -1,8 +1,9 @@
 // Issue 10, Low items answered through inject (both stores): integer literals (8), text integrity (9), DELETE without
-// a body (11), bad percent-escapes (12), HEAD (13), lenient limit (18).
+// a body (11), bad percent-escapes (12), HEAD (13), lenient limit (18); and caller-chosen text (a field's or a
+// parameter's name, a path, a charset) cut short in every refusal that repeats it.
 import { createTestApp, type TestApp } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../../../support/http.js';
+import { type Call, call } from '../../../support/http.js';
 
 let t: TestApp;
 let token: string;
@@ -204,5 +205,29 @@ describe('query parameters the contract does not declare are refused, as unknown
     });
     expect(answer.statusCode).toBe(400);
     expect(answer.body).toBe('');
+  });
+});
+
+describe('what the caller chose is cut short in every refusal that repeats it', () => {
+  const long = 'z'.repeat(4000);
+  const shown = `${'z'.repeat(64)}...[cut: 4000 characters]`;
+  const post = { method: 'POST', url: '/plants', path: '/plants' } as const;
+  const cases: Array<[string, Omit<Call, 'token'>, number, string]> = [
+    ['an unknown body field', { ...post, body: `{"id":96,"name":"x","${long}":1}` }, 400, `field "${shown}"`],
+    ['an unknown query parameter', { method: 'GET', url: `/plants?${long}=1`, path: '/plants' }, 400, `"${shown}"`],
+    ['a path no route has', { method: 'GET', url: `/${long}` }, 404, `/${'z'.repeat(63)}...[cut: 4001 characters]`],
+    ['a path under another method', { method: 'PUT', url: `/plants/${long}` }, 405, 'cut: 4008 characters'],
+    [
+      'a charset',
+      { ...post, body: '{"id":96,"name":"x"}', headers: { 'content-type': `application/json; charset=${long}` } },
+      415,
+      `charset "${shown}"`,
+    ],
+  ];
+  it.each(cases)('%s', async (_case, request, status, echo) => {
+    const answer = await call(t.app, { ...request, token });
+    expect(answer.status).toBe(status);
+    expect((answer.json() as { message: string }).message).toContain(echo);
+    expect(Buffer.byteLength(answer.text)).toBeLessThan(512);
   });
 });
