@@ -2,7 +2,7 @@
 // writes to, strict option parsing, and opening the store for one piece of work.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Config } from '../config.js';
-import { openStore, sqliteFileOf } from '../store/open-store.js';
+import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 
 export interface Io {
@@ -59,22 +59,6 @@ export function formatUsage(entries: UsageEntry[]): string {
     }
   }
   return lines.join('\n');
-}
-
-/** Where a DATABASE_URL points, for people: the SQLite file, or PostgreSQL's host and database (never a password). */
-export function describeDatabase(databaseUrl: string): string {
-  const file = sqliteFileOf(databaseUrl);
-  if (file) return `the SQLite database ${file}`;
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    try {
-      const url = new URL(databaseUrl);
-      const user = url.username ? `${decodeURIComponent(url.username)}@` : '';
-      return `the PostgreSQL database ${user}${url.host}${url.pathname}`;
-    } catch {
-      return 'the PostgreSQL database of DATABASE_URL';
-    }
-  }
-  return `the database ${databaseUrl}`;
 }
 
 /** Opens and migrates the store, runs `work` on it, closes it; `work` also gets the versions migrating applied. */

@@ -2,16 +2,8 @@
 import { assertValidSubject } from '../auth/principal.js';
 import { issueToken, parseDuration, parseScopes } from '../auth/tokens.js';
 import type { Config } from '../config.js';
-import {
-  asUsage,
-  type Command,
-  describeDatabase,
-  type Io,
-  parse,
-  printTable,
-  UsageError,
-  withStore,
-} from './command.js';
+import { describeConfiguredDatabase } from '../store/describe-database.js';
+import { asUsage, type Command, type Io, parse, printTable, UsageError, withStore } from './command.js';
 
 async function create(args: string[], config: Config, io: Io): Promise<number> {
   const { values } = parse(args, {
@@ -37,7 +29,7 @@ async function create(args: string[], config: Config, io: Io): Promise<number> {
   );
   const { record } = issued;
   // A token written to another database than the service's is refused with 401: say which one this was.
-  io.stderr(`Wrote the token to ${describeDatabase(config.databaseUrl)} (DATABASE_URL).`);
+  io.stderr(`Wrote the token to ${describeConfiguredDatabase(config)}.`);
   io.stdout(
     `Created token ${record.id} for "${record.subject}" with scopes ${record.scopes.join(',')}` +
       `${record.expiresAt ? `, expiring ${record.expiresAt.toISOString()}` : ', never expiring'}.`,

@@ -1,5 +1,7 @@
 // The command line of `plant-store conformance`: what it takes, its defaults, and the usage errors (exit code 2).
 import { randomInt } from 'node:crypto';
+import { accessSync, constants, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 
 /** The default budget: requests generated after the fixed checks (the README states what a run costs). */
@@ -51,6 +53,25 @@ function wholeNumber(name: string, text: string, min: number, max: number): numb
     throw new ConformanceUsageError(`--${name} must be a whole number from ${min} to ${max}, not "${text}"`);
   }
   return value;
+}
+
+/** Refuses a --junit path that cannot be written (no such folder, a folder, no permission) before the run starts. */
+function writableFile(path: string): string {
+  const problem = (why: string) =>
+    new ConformanceUsageError(`--junit ${JSON.stringify(path)} cannot be written: ${why}`);
+  try {
+    const existing = statSync(path, { throwIfNoEntry: false });
+    if (existing?.isDirectory()) throw problem('it is a folder');
+    const folder = dirname(path);
+    if (!existing && !statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
+      throw problem(`there is no folder ${folder}`);
+    }
+    accessSync(existing ? path : folder, constants.W_OK);
+  } catch (error) {
+    if (error instanceof ConformanceUsageError) throw error;
+    throw problem((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+  }
+  return path;
 }
 
 /** Options from `args` (after `conformance`) and the environment; throws ConformanceUsageError. */
@@ -126,6 +147,7 @@ export function parseConformanceArguments(
     throw new ConformanceUsageError('give --requests or --duration, not both');
   }
   const seedText = text('seed');
+  const junit = text('junit');
   return {
     baseUrl,
     token,
@@ -139,7 +161,7 @@ export function parseConformanceArguments(
           : wholeNumber('requests', requestsText, 0, 1_000_000),
     durationS: durationText === undefined ? undefined : wholeNumber('duration', durationText, 1, 86_400),
     seed: seedText === undefined ? randomInt(2 ** 31) : wholeNumber('seed', seedText, 0, 2 ** 31 - 1),
-    junit: text('junit'),
+    junit: junit === undefined ? undefined : writableFile(junit),
     readOnly: values['read-only'] === true,
   };
 }

@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeDatabase } from '../../../src/cli/command.js';
 import { main } from '../../../src/cli/main.js';
+import { describeDatabase } from '../../../src/store/describe-database.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-cli-help-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -87,9 +87,15 @@ describe('token create names the database it wrote to', () => {
   });
 
   it.each([
-    ['postgres://app:secret@db.example:5432/plants', 'the PostgreSQL database app@db.example:5432/plants'],
-    ['postgresql://db.example/plants?sslmode=require', 'the PostgreSQL database db.example/plants'],
-  ])('names PostgreSQL by user, host and database, never the password: %s', (url, described) => {
+    [
+      'postgres://app:secret@db.example:6543/plants?schema=tenant_a',
+      'the PostgreSQL database plants on db.example:6543, schema tenant_a, user app',
+    ],
+    [
+      'postgresql://db.example/plants?sslmode=require',
+      'the PostgreSQL database plants on db.example:5432, schema public',
+    ],
+  ])('names PostgreSQL by database, host, schema and user, never the password: %s', (url, described) => {
     expect(describeDatabase(url)).toBe(described);
   });
 });

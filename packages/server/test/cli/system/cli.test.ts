@@ -50,6 +50,21 @@ describe('plant-store CLI', () => {
     expect(await cli('migrate')).toMatchObject({ code: 0, stdout: 'Database is up to date.\n' });
   });
 
+  it('says which database it wrote a token to, and that it is the default when DATABASE_URL is not set', async () => {
+    const { DATABASE_URL: _unset, ...env } = process.env;
+    const cwd = mkdtempSync(join(dir, 'default-'));
+    const { stderr } = await promisify(execFile)(process.execPath, [BIN, 'token', 'create', '--subject', 'ann'], {
+      env,
+      cwd,
+    });
+    expect(stderr).toBe(
+      `Wrote the token to the SQLite database ${join(cwd, 'data', 'plant-store.db')} (the default, as DATABASE_URL is not set).\n`,
+    );
+    const file = join(cwd, 'set.db');
+    const set = await cliWith({ DATABASE_URL: `sqlite:${file}` }, 'token', 'create', '--subject', 'ann');
+    expect(set.stderr).toBe(`Wrote the token to the SQLite database ${file} (DATABASE_URL).\n`);
+  });
+
   it('creates a token with both scopes by default, printed alone on the last line, stored only as a hash', async () => {
     const { code, stdout } = await cli('token', 'create', '--subject', 'alice');
     expect(code).toBe(0);

@@ -67,6 +67,23 @@ describe('plant-store conformance on the command line', () => {
     });
   }, 60_000);
 
+  it('exits 2 at the start, before any request, when the --junit file cannot be written', async () => {
+    const proxy = await startProxy(t.url);
+    try {
+      for (const [junit, why] of [
+        [join(work, 'no-such-folder', 'conformance.xml'), 'there is no folder'],
+        [work, 'it is a folder'],
+      ]) {
+        const result = await command(['--base-url', proxy.url, '--token', 'x', '--junit', junit!]);
+        expect(result.code, result.stdout + result.stderr).toBe(2);
+        expect(result.stderr).toContain(`--junit "${junit}" cannot be written: ${why}`);
+      }
+      expect(proxy.seen).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+
   it('exits 2 when the service refuses the token, before writing anything', async () => {
     const refused = await conformance(['--base-url', t.url, '--token', 'pst_not-a-token-of-this-service']);
     expect(refused.code, refused.output).toBe(2);
