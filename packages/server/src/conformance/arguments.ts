@@ -3,6 +3,7 @@ import { randomInt } from 'node:crypto';
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
+import { unknownOptionMessage } from '../did-you-mean.js';
 
 /** The default budget: requests generated after the fixed checks (the README states what a run costs). */
 export const DEFAULT_REQUESTS = 400;
@@ -55,6 +56,19 @@ function wholeNumber(name: string, text: string, min: number, max: number): numb
   return value;
 }
 
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  token: { type: 'string' },
+  'second-token': { type: 'string' },
+  'read-token': { type: 'string' },
+  requests: { type: 'string' },
+  duration: { type: 'string' },
+  seed: { type: 'string' },
+  junit: { type: 'string' },
+  'read-only': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 /** Refuses a --junit path that cannot be written (no such folder, a folder, no permission) before the run starts. */
 function writableFile(path: string): string {
   const problem = (why: string) =>
@@ -86,18 +100,7 @@ export function parseConformanceArguments(
       strict: true,
       allowPositionals: false,
       tokens: true,
-      options: {
-        'base-url': { type: 'string' },
-        token: { type: 'string' },
-        'second-token': { type: 'string' },
-        'read-token': { type: 'string' },
-        requests: { type: 'string' },
-        duration: { type: 'string' },
-        seed: { type: 'string' },
-        junit: { type: 'string' },
-        'read-only': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: OPTIONS,
     });
     const seen = new Set<string>();
     for (const token of parsed.tokens ?? []) {
@@ -109,7 +112,7 @@ export function parseConformanceArguments(
     values = parsed.values;
   } catch (error) {
     if (error instanceof ConformanceUsageError) throw error;
-    throw new ConformanceUsageError((error as Error).message);
+    throw new ConformanceUsageError(unknownOptionMessage((error as Error).message, Object.keys(OPTIONS)));
   }
   if (values.help) return 'help';
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);

@@ -50,7 +50,10 @@ describe('plant-store conformance on the command line', () => {
     const both = await conformance(['--base-url', t.url, '--token', 'x', '--requests', '5', '--duration', '5']);
     expect(both).toMatchObject({ code: 2, output: expect.stringContaining('give --requests or --duration, not both') });
     const unknown = await conformance(['--base-url', t.url, '--token', 'x', '--requets', '5']);
-    expect(unknown).toMatchObject({ code: 2, output: expect.stringContaining("Unknown option '--requets'") });
+    expect(unknown).toMatchObject({
+      code: 2,
+      output: expect.stringContaining("Unknown option '--requets'; did you mean --requests?"),
+    });
     const scheme = await conformance(['--base-url', 'ftp://example.com', '--token', 'x']);
     expect(scheme).toMatchObject({
       code: 2,
