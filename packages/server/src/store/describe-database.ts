@@ -14,9 +14,10 @@ export function describeDatabase(databaseUrl: string): string {
     return 'the PostgreSQL database of DATABASE_URL';
   }
   const user = decodeURIComponent(url.username);
-  // What pg does with a part the URL leaves out: the user's name as the database, localhost, port 5432.
+  // What pg does with a part the URL leaves out: the user's name as the database, localhost (or a socket folder given
+  // as ?host=), port 5432.
   const database = decodeURIComponent(url.pathname.slice(1)) || user || '(the user name)';
-  const host = `${url.hostname || 'localhost'}:${url.port || '5432'}`;
+  const host = `${url.hostname || url.searchParams.get('host') || 'localhost'}:${url.port || '5432'}`;
   const schema = url.searchParams.get('schema') ?? 'public';
   return `the PostgreSQL database ${database} on ${host}, schema ${schema}${user ? `, user ${user}` : ''}`;
 }

@@ -119,6 +119,10 @@ describe('token create names the database it wrote to', () => {
       'postgresql://db.example/plants?sslmode=require',
       'the PostgreSQL database plants on db.example:5432, schema public',
     ],
+    [
+      'postgres:///plants?host=/var/run/postgresql',
+      'the PostgreSQL database plants on /var/run/postgresql:5432, schema public',
+    ],
   ])('names PostgreSQL by database, host, schema and user, never the password: %s', (url, described) => {
     expect(describeDatabase(url)).toBe(described);
   });
