@@ -6,8 +6,8 @@ import type { ErrorBody } from '@plant-store/contract';
  * The root of everything the SDK throws for a call that did not succeed: an answer outside 2xx
  * ({@link PlantStoreError}), no answer ({@link PlantStoreConnectionError}), no answer in time
  * ({@link PlantStoreTimeoutError}) or the caller's abort ({@link PlantStoreAbortError}). One `instanceof` check tells
- * an SDK failure from a bug in your own code. (An id that cannot be sent exactly is a `TypeError`, thrown before any
- * request: a programming error, not a failure of the call.)
+ * an SDK failure from a bug in your own code. (An id that cannot be sent exactly rejects the call with a `TypeError`
+ * before any request: a programming error, not a failure of the call.)
  */
 export class PlantStoreSdkError extends Error {
   override name = 'PlantStoreSdkError';

@@ -35,6 +35,8 @@ export interface Config {
   readonly port: number;
   /** `sqlite:<path>`, `sqlite::memory:` or `postgres://...`. */
   readonly databaseUrl: string;
+  /** Where databaseUrl came from: the environment, or the default (DATABASE_URL unset or empty). */
+  readonly databaseUrlFrom: 'DATABASE_URL' | 'default';
   /** SQLite: share one commit (one fsync) among concurrent writes; false commits each write alone. */
   readonly sqliteGroupCommit: boolean;
   /** Connections in the PostgreSQL pool (per process). */
@@ -294,6 +296,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: env.HOST?.trim() || '127.0.0.1',
     port: integer(env, 'PORT', 3000, 0, 65535),
     databaseUrl: databaseUrl(env.DATABASE_URL),
+    databaseUrlFrom: env.DATABASE_URL?.trim() ? 'DATABASE_URL' : 'default',
     sqliteGroupCommit: boolean(env, 'SQLITE_GROUP_COMMIT', true),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     redisUrl: redisUrl(env.REDIS_URL),

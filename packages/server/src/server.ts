@@ -8,6 +8,7 @@ import { type Config, databaseTimeoutMs } from './config.js';
 import { guardIdleConnections } from './http/idle-connection-guard.js';
 import { createRateLimitRedis } from './http/rate-limit.js';
 import { serveObservability, startObservability } from './observability/start-observability.js';
+import { describeConfiguredDatabase } from './store/describe-database.js';
 import { openStore, sqliteFileOf } from './store/open-store.js';
 
 // close-with-grace listens to more events than the service's contract with its supervisor names (README: SIGTERM and
@@ -50,6 +51,8 @@ export async function runServer(config: Config): Promise<void> {
       await store.close().catch(() => {});
       throw error;
     });
+  const database = describeConfiguredDatabase(config);
+  app.log.info({ database }, `serving ${database}`);
   if (created) app.log.warn({ database: file }, 'created a new, empty SQLite database (none was there before)');
   if (store.kind === 'memory') {
     app.log.warn(

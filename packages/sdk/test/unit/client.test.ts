@@ -1,4 +1,5 @@
 // The SDK against an injected fetch: requests it sends, errors it throws, retries, timeouts, paging and ids.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import {
   AuthenticationError,
@@ -139,6 +140,21 @@ describe('int64 ids', () => {
     await expect(api.plants.delete(1.5)).rejects.toThrow('not a safe integer');
     await expect(api.plants.delete(2n ** 63n)).rejects.toThrow('outside the signed 64-bit range');
     expect(requests).toHaveLength(0);
+  });
+
+  it('refuses such an id with a rejected promise, never a synchronous throw, as its README says', async () => {
+    const { fetch, requests } = scriptedFetch();
+    const { api } = client(fetch);
+    let pending: Promise<unknown> | undefined;
+    expect(() => {
+      pending = api.plants.delete(2 ** 60);
+    }).not.toThrow();
+    await expect(pending).rejects.toThrow(TypeError);
+    expect(requests).toHaveLength(0);
+    // What the README tells a user about it matches: the promise rejects; nothing says "thrown".
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    expect(readme).toContain("the call's promise rejects with a `TypeError` and nothing is sent");
+    expect(readme).not.toMatch(/TypeError`?,? thrown/);
   });
 
   it('checks ids on the raw client too, in the body and in the path', async () => {

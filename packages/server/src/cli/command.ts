@@ -2,7 +2,8 @@
 // writes to, strict option parsing, and opening the store for one piece of work.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Config } from '../config.js';
-import { openStore, sqliteFileOf } from '../store/open-store.js';
+import { unknownOptionMessage } from '../did-you-mean.js';
+import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 
 export interface Io {
@@ -61,22 +62,6 @@ export function formatUsage(entries: UsageEntry[]): string {
   return lines.join('\n');
 }
 
-/** Where a DATABASE_URL points, for people: the SQLite file, or PostgreSQL's host and database (never a password). */
-export function describeDatabase(databaseUrl: string): string {
-  const file = sqliteFileOf(databaseUrl);
-  if (file) return `the SQLite database ${file}`;
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    try {
-      const url = new URL(databaseUrl);
-      const user = url.username ? `${decodeURIComponent(url.username)}@` : '';
-      return `the PostgreSQL database ${user}${url.host}${url.pathname}`;
-    } catch {
-      return 'the PostgreSQL database of DATABASE_URL';
-    }
-  }
-  return `the database ${databaseUrl}`;
-}
-
 /** Opens and migrates the store, runs `work` on it, closes it; `work` also gets the versions migrating applied. */
 export async function withStore<T>(
   config: Config,
@@ -109,17 +94,39 @@ export function parse(args: string[], options: NonNullable<ParseArgsConfig['opti
     return parsed;
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError((error as Error).message);
+    throw new UsageError(unknownOptionMessage((error as Error).message, Object.keys(options)));
   }
 }
 
-/** Prints a tab-separated table with its header, or `empty` alone when there are no rows; returns exit code 0. */
-export function printTable(io: Io, header: string[], rows: unknown[][], empty: string): number {
+/** The `--json` option of the list commands: their rows as one JSON array, for scripts. */
+export const JSON_OPTION = { json: { type: 'boolean' } } as const;
+
+/**
+ * Prints a list: for people, a table in aligned columns under its header (`empty` alone when there are no rows); with
+ * `--json`, `records` as one JSON array (`[]` when empty). Returns exit code 0.
+ */
+export function printList(
+  io: Io,
+  json: boolean,
+  { header, rows, records, empty }: { header: string[]; rows: string[][]; records: object[]; empty: string },
+): number {
+  if (json) {
+    io.stdout(JSON.stringify(records, null, 2));
+    return 0;
+  }
   if (rows.length === 0) {
     io.stdout(empty);
     return 0;
   }
-  for (const row of [header, ...rows]) io.stdout(row.join('\t'));
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  for (const row of [header, ...rows]) {
+    io.stdout(
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    );
+  }
   return 0;
 }
 

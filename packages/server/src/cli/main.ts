@@ -2,7 +2,9 @@
 // per command; this dispatcher picks the module. bin/plant-store.js calls main(). Bad arguments and bad
 // configuration exit with code 2 and one line that says what to fix, then where the command's usage is.
 import { readFileSync } from 'node:fs';
+import { readOpenApiDocument } from '@plant-store/contract/document';
 import { ConfigError, loadConfig } from '../config.js';
+import { didYouMean } from '../did-you-mean.js';
 import { LostDatabaseError } from '../store/sqlite/file-guard.js';
 import { StoreUnavailableError } from '../store/store.js';
 import {
@@ -74,10 +76,15 @@ function formatEntry({ synopsis, description, options = [], notes = [] }: UsageE
   ].join('\n\n');
 }
 
-/** The service's version, from its package.json (the same file from src/ and from dist/). */
+/**
+ * The service's version, from its package.json (the same file from src/ and from dist/), and the contract version it
+ * serves: `info.version` of the openapi.yaml it reads at run time, the one /openapi.json shows.
+ */
 function version(): string {
   const file = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  const service = (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  const { info } = readOpenApiDocument().document as { info: { version: string } };
+  return `plant-store ${service} (contract ${info.version})`;
 }
 
 /** Runs the command line `argv` (without node and the script); resolves to the exit code, or -1 while serving. */
@@ -88,7 +95,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   if (command && 'runStandalone' in command) return command.runStandalone(args, io);
   try {
     if (['--version', '-v', 'version'].includes(name)) {
-      io.stdout(`plant-store ${version()}`);
+      io.stdout(version());
       return 0;
     }
     if (['help', '--help', '-h'].includes(name) || args.includes('--help') || args.includes('-h')) {
@@ -96,7 +103,11 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       return 0;
     }
     const config = loadConfig(io.env);
-    if (!command || 'runStandalone' in command) throw new UsageError(`unknown command "${name}"`);
+    if (!command || 'runStandalone' in command) {
+      throw new UsageError(
+        `unknown command "${name}"${didYouMean(name, [...COMMANDS.map((c) => c.name), 'help', '--help', '--version'])}`,
+      );
+    }
     return await command.run(args, { config, io });
   } catch (error) {
     if (error instanceof UsageError) {

@@ -1,6 +1,7 @@
 // `plant-store migrate`: applies pending migrations; the one command that creates a database on purpose, even where
 // one was lost (store/sqlite/file-guard.ts).
 import { existsSync } from 'node:fs';
+import { describeConfiguredDatabase } from '../store/describe-database.js';
 import { sqliteFileOf } from '../store/open-store.js';
 import { type Command, parse, withStore } from './command.js';
 
@@ -18,6 +19,7 @@ export const migrateCommand: Command = {
   async run(args, { config, io }) {
     parse(args, {});
     const file = sqliteFileOf(config.databaseUrl);
+    io.stderr(`Migrating ${describeConfiguredDatabase(config)}.`);
     if (file && !existsSync(file)) io.stderr(`Creating a new, empty database at ${file}.`);
     await withStore(
       config,

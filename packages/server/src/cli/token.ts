@@ -2,16 +2,9 @@
 import { assertValidSubject } from '../auth/principal.js';
 import { issueToken, parseDuration, parseScopes } from '../auth/tokens.js';
 import type { Config } from '../config.js';
-import {
-  asUsage,
-  type Command,
-  describeDatabase,
-  type Io,
-  parse,
-  printTable,
-  UsageError,
-  withStore,
-} from './command.js';
+import { didYouMean } from '../did-you-mean.js';
+import { describeConfiguredDatabase } from '../store/describe-database.js';
+import { asUsage, type Command, type Io, JSON_OPTION, parse, printList, UsageError, withStore } from './command.js';
 
 async function create(args: string[], config: Config, io: Io): Promise<number> {
   const { values } = parse(args, {
@@ -37,7 +30,7 @@ async function create(args: string[], config: Config, io: Io): Promise<number> {
   );
   const { record } = issued;
   // A token written to another database than the service's is refused with 401: say which one this was.
-  io.stderr(`Wrote the token to ${describeDatabase(config.databaseUrl)} (DATABASE_URL).`);
+  io.stderr(`Wrote the token to ${describeConfiguredDatabase(config)}.`);
   io.stdout(
     `Created token ${record.id} for "${record.subject}" with scopes ${record.scopes.join(',')}` +
       `${record.expiresAt ? `, expiring ${record.expiresAt.toISOString()}` : ', never expiring'}.`,
@@ -48,17 +41,29 @@ async function create(args: string[], config: Config, io: Io): Promise<number> {
 }
 
 async function list(args: string[], config: Config, io: Io): Promise<number> {
-  parse(args, {});
+  const { values } = parse(args, JSON_OPTION);
   const tokens = await withStore(config, (store) => store.tokens.list());
-  const rows = tokens.map((token) => [
-    token.id,
-    token.subject,
-    token.scopes.join(','),
-    token.createdAt.toISOString(),
-    token.expiresAt?.toISOString() ?? '-',
-    token.revokedAt?.toISOString() ?? '-',
-  ]);
-  return printTable(io, ['ID', 'SUBJECT', 'SCOPES', 'CREATED', 'EXPIRES', 'REVOKED'], rows, 'no tokens');
+  return printList(io, values.json === true, {
+    header: ['ID', 'SUBJECT', 'SCOPES', 'CREATED', 'EXPIRES', 'REVOKED'],
+    rows: tokens.map((token) => [
+      token.id,
+      token.subject,
+      token.scopes.join(','),
+      token.createdAt.toISOString(),
+      token.expiresAt?.toISOString() ?? '-',
+      token.revokedAt?.toISOString() ?? '-',
+    ]),
+    // Never the secret: the store keeps only its hash, and a record carries none.
+    records: tokens.map(({ id, subject, scopes, createdAt, expiresAt, revokedAt }) => ({
+      id,
+      subject,
+      scopes,
+      createdAt,
+      expiresAt,
+      revokedAt,
+    })),
+    empty: 'no tokens',
+  });
 }
 
 async function revoke(args: string[], config: Config, io: Io): Promise<number> {
@@ -92,7 +97,11 @@ export const tokenCommand: Command = {
         "service's own DATABASE_URL, or the service will not know the token.",
       ],
     },
-    { synopsis: 'token list', description: ['list tokens (never their secrets)'] },
+    {
+      synopsis: 'token list [--json]',
+      description: ['list tokens (never their secrets)'],
+      options: ['--json   the tokens as one JSON array (dates in ISO 8601, null where none), for scripts'],
+    },
     { synopsis: 'token revoke ID', description: ['revoke a token'] },
   ],
   async run(args, { config, io }) {
@@ -100,7 +109,9 @@ export const tokenCommand: Command = {
     const run = action !== undefined && Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
     if (!run) {
       throw new UsageError(
-        action ? `unknown token command "${action}"` : 'token needs a command: create, list or revoke',
+        action
+          ? `unknown token command "${action}"${didYouMean(action, Object.keys(ACTIONS))}`
+          : 'token needs a command: create, list or revoke',
       );
     }
     return run(rest, config, io);

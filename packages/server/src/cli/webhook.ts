@@ -1,8 +1,9 @@
 // `plant-store webhook ...`: the "new plant" webhook subscriptions and their deliveries (webhooks/).
 import { parseDuration } from '../auth/tokens.js';
 import type { Config } from '../config.js';
+import { didYouMean } from '../did-you-mean.js';
 import { addSubscription, rotateSecret } from '../webhooks/subscriptions.js';
-import { asUsage, type Command, type Io, parse, printTable, UsageError, withStore } from './command.js';
+import { asUsage, type Command, type Io, JSON_OPTION, parse, printList, UsageError, withStore } from './command.js';
 
 const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
 
@@ -31,19 +32,33 @@ async function add(args: string[], config: Config, io: Io): Promise<number> {
 }
 
 async function list(args: string[], config: Config, io: Io): Promise<number> {
-  parse(args, {});
+  const { values } = parse(args, JSON_OPTION);
   const subscriptions = await withStore(config, (store) => store.webhooks.listSubscriptions());
-  const rows = subscriptions.map((sub) => [
-    sub.id,
-    sub.url,
-    sub.subject ?? '*',
-    sub.enabled
-      ? `enabled${sub.circuitOpenUntil ? ` (circuit open until ${sub.circuitOpenUntil.toISOString()})` : ''}`
-      : `disabled (${sub.disabledReason ?? 'unknown reason'})`,
-    sub.createdAt.toISOString(),
-    sub.previousSecretUntil?.toISOString() ?? '-',
-  ]);
-  return printTable(io, ['ID', 'URL', 'SUBJECT', 'STATE', 'CREATED', 'OLD SECRET UNTIL'], rows, 'no webhooks');
+  return printList(io, values.json === true, {
+    header: ['ID', 'URL', 'SUBJECT', 'STATE', 'CREATED', 'OLD SECRET UNTIL'],
+    rows: subscriptions.map((sub) => [
+      sub.id,
+      sub.url,
+      sub.subject ?? '*',
+      sub.enabled
+        ? `enabled${sub.circuitOpenUntil ? ` (circuit open until ${sub.circuitOpenUntil.toISOString()})` : ''}`
+        : `disabled (${sub.disabledReason ?? 'unknown reason'})`,
+      sub.createdAt.toISOString(),
+      sub.previousSecretUntil?.toISOString() ?? '-',
+    ]),
+    // Never the secrets: a subscription record carries none.
+    records: subscriptions.map((sub) => ({
+      id: sub.id,
+      url: sub.url,
+      subject: sub.subject,
+      enabled: sub.enabled,
+      disabledReason: sub.disabledReason,
+      circuitOpenUntil: sub.circuitOpenUntil,
+      createdAt: sub.createdAt,
+      previousSecretUntil: sub.previousSecretUntil,
+    })),
+    empty: 'no webhooks',
+  });
 }
 
 async function remove(args: string[], config: Config, io: Io): Promise<number> {
@@ -86,23 +101,37 @@ async function rotate(args: string[], config: Config, io: Io): Promise<number> {
 }
 
 async function deliveries(args: string[], config: Config, io: Io): Promise<number> {
-  const { values } = parse(args, { failed: { type: 'boolean' }, limit: { type: 'string' } });
+  const { values } = parse(args, { failed: { type: 'boolean' }, limit: { type: 'string' }, ...JSON_OPTION });
   const limit = values.limit === undefined ? 50 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit must be from 1 to 10000');
   const failedOnly = values.failed === true;
   const found = await withStore(config, (store) => store.webhooks.listDeliveries({ failedOnly, limit }));
-  const rows = found.map((d) => [
-    d.id,
-    d.subscriptionId,
-    d.eventId,
-    d.status,
-    d.attempts,
-    d.lastError ?? (d.lastStatus === null ? '-' : `HTTP ${d.lastStatus}`),
-    time(d.createdAt),
-    d.status === 'pending' ? time(d.nextAttemptAt) : time(d.finishedAt),
-  ]);
-  const header = ['ID', 'WEBHOOK', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST ANSWER', 'CREATED', 'NEXT / FINISHED'];
-  return printTable(io, header, rows, failedOnly ? 'no failed deliveries' : 'no deliveries');
+  return printList(io, values.json === true, {
+    header: ['ID', 'WEBHOOK', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST ANSWER', 'CREATED', 'NEXT / FINISHED'],
+    rows: found.map((d) => [
+      String(d.id),
+      d.subscriptionId,
+      d.eventId,
+      d.status,
+      String(d.attempts),
+      d.lastError ?? (d.lastStatus === null ? '-' : `HTTP ${d.lastStatus}`),
+      time(d.createdAt),
+      d.status === 'pending' ? time(d.nextAttemptAt) : time(d.finishedAt),
+    ]),
+    records: found.map((d) => ({
+      id: d.id,
+      webhook: d.subscriptionId,
+      event: d.eventId,
+      status: d.status,
+      attempts: d.attempts,
+      lastStatus: d.lastStatus,
+      lastError: d.lastError,
+      createdAt: time(d.createdAt),
+      nextAttemptAt: d.status === 'pending' ? time(d.nextAttemptAt) : null,
+      finishedAt: d.finishedAt === null ? null : time(d.finishedAt),
+    })),
+    empty: failedOnly ? 'no failed deliveries' : 'no deliveries',
+  });
 }
 
 async function replay(args: string[], config: Config, io: Io): Promise<number> {
@@ -147,7 +176,11 @@ export const webhookCommand: Command = {
         "--subject NAME   only NAME's new plants (default: every principal's)",
       ],
     },
-    { synopsis: 'webhook list', description: ['list subscriptions (never their secrets)'] },
+    {
+      synopsis: 'webhook list [--json]',
+      description: ['list subscriptions (never their secrets)'],
+      options: ['--json   the subscriptions as one JSON array (dates in ISO 8601, null where none), for scripts'],
+    },
     { synopsis: 'webhook remove ID', description: ['remove a subscription and its deliveries'] },
     { synopsis: 'webhook enable ID', description: ['enable a subscription again (after a 410 Gone disabled it)'] },
     {
@@ -155,8 +188,13 @@ export const webhookCommand: Command = {
       description: ['new secret (printed once, last line); the old one also signs during the overlap'],
     },
     {
-      synopsis: 'webhook deliveries [--failed] [--limit N]',
+      synopsis: 'webhook deliveries [--failed] [--limit N] [--json]',
       description: ['the newest deliveries (default 50), or only the failed ones'],
+      options: [
+        '--failed    only the deliveries that failed for good (replay them with `webhook replay ID`)',
+        '--limit N   how many, newest first (1 to 10000, default 50)',
+        '--json      the deliveries as one JSON array (times in ISO 8601, null where none), for scripts',
+      ],
     },
     { synopsis: 'webhook replay DELIVERY_ID', description: ["send a delivery's event again (same webhook-id)"] },
   ],
@@ -166,7 +204,7 @@ export const webhookCommand: Command = {
     if (!run) {
       throw new UsageError(
         action
-          ? `unknown webhook command "${action}"`
+          ? `unknown webhook command "${action}"${didYouMean(action, Object.keys(ACTIONS))}`
           : 'webhook needs a command: add, list, remove, enable, rotate-secret, deliveries or replay',
       );
     }

@@ -1,6 +1,9 @@
 // The command line of `plant-store conformance`: what it takes, its defaults, and the usage errors (exit code 2).
 import { randomInt } from 'node:crypto';
+import { accessSync, constants, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
+import { unknownOptionMessage } from '../did-you-mean.js';
 
 /** The default budget: requests generated after the fixed checks (the README states what a run costs). */
 export const DEFAULT_REQUESTS = 400;
@@ -53,6 +56,38 @@ function wholeNumber(name: string, text: string, min: number, max: number): numb
   return value;
 }
 
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  token: { type: 'string' },
+  'second-token': { type: 'string' },
+  'read-token': { type: 'string' },
+  requests: { type: 'string' },
+  duration: { type: 'string' },
+  seed: { type: 'string' },
+  junit: { type: 'string' },
+  'read-only': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Refuses a --junit path that cannot be written (no such folder, a folder, no permission) before the run starts. */
+function writableFile(path: string): string {
+  const problem = (why: string) =>
+    new ConformanceUsageError(`--junit ${JSON.stringify(path)} cannot be written: ${why}`);
+  try {
+    const existing = statSync(path, { throwIfNoEntry: false });
+    if (existing?.isDirectory()) throw problem('it is a folder');
+    const folder = dirname(path);
+    if (!existing && !statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
+      throw problem(`there is no folder ${folder}`);
+    }
+    accessSync(existing ? path : folder, constants.W_OK);
+  } catch (error) {
+    if (error instanceof ConformanceUsageError) throw error;
+    throw problem((error as NodeJS.ErrnoException).code ?? (error as Error).message);
+  }
+  return path;
+}
+
 /** Options from `args` (after `conformance`) and the environment; throws ConformanceUsageError. */
 export function parseConformanceArguments(
   args: string[],
@@ -65,18 +100,7 @@ export function parseConformanceArguments(
       strict: true,
       allowPositionals: false,
       tokens: true,
-      options: {
-        'base-url': { type: 'string' },
-        token: { type: 'string' },
-        'second-token': { type: 'string' },
-        'read-token': { type: 'string' },
-        requests: { type: 'string' },
-        duration: { type: 'string' },
-        seed: { type: 'string' },
-        junit: { type: 'string' },
-        'read-only': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: OPTIONS,
     });
     const seen = new Set<string>();
     for (const token of parsed.tokens ?? []) {
@@ -88,7 +112,7 @@ export function parseConformanceArguments(
     values = parsed.values;
   } catch (error) {
     if (error instanceof ConformanceUsageError) throw error;
-    throw new ConformanceUsageError((error as Error).message);
+    throw new ConformanceUsageError(unknownOptionMessage((error as Error).message, Object.keys(OPTIONS)));
   }
   if (values.help) return 'help';
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
@@ -126,6 +150,7 @@ export function parseConformanceArguments(
     throw new ConformanceUsageError('give --requests or --duration, not both');
   }
   const seedText = text('seed');
+  const junit = text('junit');
   return {
     baseUrl,
     token,
@@ -139,7 +164,7 @@ export function parseConformanceArguments(
           : wholeNumber('requests', requestsText, 0, 1_000_000),
     durationS: durationText === undefined ? undefined : wholeNumber('duration', durationText, 1, 86_400),
     seed: seedText === undefined ? randomInt(2 ** 31) : wholeNumber('seed', seedText, 0, 2 ** 31 - 1),
-    junit: text('junit'),
+    junit: junit === undefined ? undefined : writableFile(junit),
     readOnly: values['read-only'] === true,
   };
 }

@@ -1,6 +1,7 @@
 // Sends the run's requests one at a time and keeps each exchange for the checks and the report. A 429 or 503 that
 // carries Retry-After is honoured: the client waits as told, then sends the same request again (those answers are
-// checked too, but are not failures). Nothing here knows the contract.
+// checked too, but are not failures). An answer is read as it streams in, up to MAX_ANSWER_BYTES: a deployment that
+// sends more cannot take the checker's memory with it. Nothing here knows the contract.
 
 /** The tokens a run holds, by the option that gave them; a curl reproduction names the matching variable. */
 export type Principal = 'token' | 'second-token' | 'read-token';
@@ -39,6 +40,11 @@ export class TransportError extends Error {
   override name = 'TransportError';
 }
 
+/** An answer longer than MAX_ANSWER_BYTES: reading stopped there, and the connection was closed. */
+export class AnswerTooLarge extends TransportError {
+  override name = 'AnswerTooLarge';
+}
+
 export class Interrupted extends Error {
   override name = 'Interrupted';
 }
@@ -54,6 +60,35 @@ export interface ClientOptions {
 }
 
 const MAX_RETRIES = 5;
+
+/** The longest answer read (no answer of the contract comes near: a page of 1,000 plants is about 1 MiB). */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/** The body of `response` as text, read chunk by chunk; throws AnswerTooLarge past `limit` bytes. */
+async function readCapped(response: Response, what: string, limit: number): Promise<string> {
+  const tooLarge = () =>
+    new AnswerTooLarge(`${what}: the answer is larger than ${limit / 1024 / 1024} MiB; stopped reading there`);
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > limit) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    length += value.byteLength;
+    if (length > limit) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -150,8 +185,9 @@ export class HttpClient {
         redirect: 'manual',
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
       });
-      text = await response.text();
+      text = await readCapped(response, `${request.method} ${url}`, MAX_ANSWER_BYTES);
     } catch (error) {
+      if (error instanceof TransportError) throw error;
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? (error as Error).message;
       throw new TransportError(`${request.method} ${url}: no answer (${why})`);

@@ -1,15 +1,15 @@
 // The results as JUnit XML, the format CI systems (GitHub Actions reporters, GitLab's `artifacts:reports:junit`)
 // show per test: one test suite per operation, one test case per check, a failure element per failing check with
 // the problems and their curl reproductions.
+import { escapeControls } from './control-characters.js';
 import { curlOf } from './curl.js';
 import type { Results } from './report.js';
 
-// XML 1.0 cannot hold most control characters even as references: they are written as \uXXXX text instead.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
-const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udfff]/gu;
+// Beyond the controls, XML 1.0 cannot hold lone surrogates and U+FFFE, U+FFFF, even as references.
+const NOT_XML = /[\ufffe\uffff]|[\ud800-\udfff]/gu;
 
 function xmlText(text: string): string {
-  return text
+  return escapeControls(text, '\t\n\r')
     .replace(NOT_XML, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')

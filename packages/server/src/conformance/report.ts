@@ -1,10 +1,12 @@
 // The run's results: a count per operation and check, each failure with the exchanges that show it, and the table
-// people read. The check names are stable: CI logs, the JUnit file and the README use them.
+// people read. The check names are stable: CI logs, the JUnit file and the README use them. A problem or a reason
+// quotes what the deployment sent, so both are kept with their control characters escaped: the report prints them.
+import { escapeControls } from './control-characters.js';
 import type { Exchange } from './http-client.js';
 
 /** Every check the run makes, with what it means. */
 export const CHECKS = {
-  answered: 'every request gets an answer within the timeout (no reset, no hang)',
+  answered: 'every request gets a whole answer within the timeout and 16 MiB (no reset, no hang, no flood)',
   'no-5xx': 'no answer is a server error (a 503 with Retry-After is waited on, not counted)',
   'declared-status': 'the status is one the operation declares (a success only if listed, an error also by default)',
   'expected-status': 'the status is the one this request must get (valid: success; invalid: 400; ...)',
@@ -58,10 +60,13 @@ export class Results {
       return;
     }
     tally.failed++;
-    if (tally.failed <= DETAILED) this.failures.push({ operationId, check, message: problem, exchanges });
+    if (tally.failed <= DETAILED) {
+      this.failures.push({ operationId, check, message: escapeControls(problem), exchanges });
+    }
   }
 
-  skip(operationId: string, check: CheckName, why: string): void {
+  skip(operationId: string, check: CheckName, reason: string): void {
+    const why = escapeControls(reason);
     if (!this.skipped.some((s) => s.operationId === operationId && s.check === check && s.why === why)) {
       this.skipped.push({ operationId, check, why });
     }

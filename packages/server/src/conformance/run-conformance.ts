@@ -9,9 +9,17 @@ import {
 } from './arguments.js';
 import { cleanUp } from './cleanup.js';
 import { loadConformanceContract } from './contract.js';
+import { escapeControls } from './control-characters.js';
 import { curlOf } from './curl.js';
 import { runGeneratedPhase } from './generated-phase.js';
-import { HttpClient, Interrupted, type Principal, TransportError } from './http-client.js';
+import {
+  AnswerTooLarge,
+  type Exchange,
+  HttpClient,
+  Interrupted,
+  type Principal,
+  TransportError,
+} from './http-client.js';
 import { junitXml } from './junit.js';
 import { Results, renderTable } from './report.js';
 import { Ledger, reservedRange } from './reserved-ids.js';
@@ -53,7 +61,18 @@ async function checkTokens(run: RunContext): Promise<void> {
 /** Compares the contract version the deployment serves (/openapi.json, when it does) with this tool's. */
 async function checkServedContract(run: RunContext): Promise<void> {
   const operation = '(deployment)';
-  const exchange = await run.client.send({ method: 'GET', target: '/openapi.json' }, run.signal);
+  const request = { method: 'GET', target: '/openapi.json' };
+  let exchange: Exchange;
+  try {
+    exchange = await run.client.send(request, run.signal);
+  } catch (error) {
+    if (!(error instanceof AnswerTooLarge)) throw error;
+    const url = run.client.url(request.target);
+    run.results.record(operation, 'served-contract', error.message, [
+      { request, url, status: 0, headers: {}, text: '', ms: 0 },
+    ]);
+    return;
+  }
   if (exchange.status !== 200) {
     run.results.skip(operation, 'served-contract', `GET /openapi.json answered ${exchange.status}`);
     return;
@@ -169,7 +188,7 @@ export async function runConformance(
     io.stdout(`JUnit XML written to ${options.junit}`);
   }
   const failed = results.failedChecks();
-  if (fatal) io.stderr(`plant-store conformance: ${fatal}`);
+  if (fatal) io.stderr(`plant-store conformance: ${escapeControls(fatal)}`);
   if (interrupted) {
     io.stdout('INTERRUPTED: the run did not finish.');
     return 1;

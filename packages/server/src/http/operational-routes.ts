@@ -7,6 +7,9 @@ import { sendError } from './error-handler.js';
 import type { Contract } from './openapi-document.js';
 import type { RateLimitBackend } from './rate-limit-store.js';
 
+/** sha256 of `.logo_small_svg__cls-2{fill:#fff}.logo_small_svg__cls-3{fill:#85ea2d}`, @fastify/swagger-ui 6.1.3. */
+const LOGO_STYLE = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=';
+
 export async function registerOperationalRoutes(
   app: FastifyInstance,
   contract: Contract,
@@ -39,6 +42,11 @@ export async function registerOperationalRoutes(
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, displayOperationId: true },
     staticCSP: true,
+    // The one inline style the page has is the <style> in Swagger UI's logo (its topbar's SVG): allowed by its hash,
+    // not by 'unsafe-inline', so the console stays clean and script-src stays 'self' alone. A Swagger UI whose logo
+    // changes fails the /docs browser test (a console error) until this hash follows.
+    transformStaticCSP: (header) =>
+      header.replace("style-src 'self' https:", `style-src 'self' https: '${LOGO_STYLE}'`),
     // "Try it out" calls the origin and path this page was served from, not the contract's example server: the page
     // fetches its document from <page>/json, and a relative server URL resolves against that, so `..` is the
     // service's root here, behind a proxy's path prefix, on any host and port, and within the page's CSP ('self').

@@ -150,6 +150,35 @@ export const addsOwnerField: Breakage = {
   },
 };
 
+/** Terminal escapes: clear the screen, set the window title (ended by BEL), a C1 CSI, DEL, and a fake verdict on a
+ * line of its own. */
+export const TERMINAL_ESCAPES = '\u001b[2J\u001b]0;owned\u0007\u009b31m\u007f\r\nPASSED: every check held.';
+
+/** A deployment whose served contract version, and a field name in every Plant, are TERMINAL_ESCAPES. */
+export const sendsTerminalEscapes: Breakage = {
+  answer: (answer, request) => {
+    if (answer.status !== 200 || !isJson(answer)) return answer;
+    const value = JSON.parse(answer.body) as Record<string, unknown>;
+    if (request.url === '/openapi.json') {
+      return {
+        ...answer,
+        body: JSON.stringify({ ...value, info: { ...(value.info as object), version: TERMINAL_ESCAPES } }),
+      };
+    }
+    if (!request.url.startsWith('/plants')) return answer;
+    const leak = (plant: unknown) => ({ ...(plant as object), [TERMINAL_ESCAPES]: 1 });
+    return { ...answer, body: JSON.stringify(Array.isArray(value) ? value.map(leak) : leak(value)) };
+  },
+};
+
+/** A server that answers a page of `limit=1000` with 17 MiB, beyond what the checker reads. */
+export const floodsLargestPage: Breakage = {
+  answerInstead: (request) =>
+    /[?&]limit=1000(&|$)/.test(request.url)
+      ? { status: 200, headers: { 'content-type': 'application/json' }, body: `"${'x'.repeat(17 * 1024 * 1024)}"` }
+      : undefined,
+};
+
 /** A rate limiter that answers every `every`-th request with 429 and Retry-After: 1, a `times` times. */
 export function rateLimitsNow(every: number, times: number): Breakage & { limited(): number } {
   let count = 0;

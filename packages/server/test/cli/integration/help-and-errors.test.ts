@@ -4,8 +4,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeDatabase } from '../../../src/cli/command.js';
+import { parse } from 'yaml';
 import { main } from '../../../src/cli/main.js';
+import { describeDatabase } from '../../../src/store/describe-database.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-cli-help-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,10 +51,19 @@ describe('plant-store <command> --help', () => {
 
 describe('plant-store --version', () => {
   const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+  const contract = parse(readFileSync(new URL('../../../../../openapi.yaml', import.meta.url), 'utf8')).info.version;
 
-  it.each(['--version', '-v', 'version'])('%s prints the version of the package', async (flag) => {
-    expect(await run([flag])).toEqual({ code: 0, stdout: `plant-store ${version}`, stderr: '' });
-  });
+  it.each(['--version', '-v', 'version'])(
+    '%s prints the version of the service and of the contract it serves',
+    async (flag) => {
+      expect(contract).toMatch(/^\d+\.\d+\.\d+$/);
+      expect(await run([flag])).toEqual({
+        code: 0,
+        stdout: `plant-store ${version} (contract ${contract})`,
+        stderr: '',
+      });
+    },
+  );
 });
 
 describe('usage errors', () => {
@@ -64,6 +74,20 @@ describe('usage errors', () => {
     [['token', 'create', '--subject', 'x', '--bogus'], "Unknown option '--bogus'", 'plant-store token create --help'],
     [['serve', '--workers', 'many'], '--workers must be a whole number', 'plant-store serve --help'],
     [['webhook', 'add'], 'webhook add needs --url URL', 'plant-store webhook add --help'],
+    // The nearest command or option, when one is near.
+    [['serv'], 'unknown command "serv"; did you mean serve?', 'plant-store --help'],
+    [['--verison'], 'unknown command "--verison"; did you mean --version?', 'plant-store --help'],
+    [['token', 'lst'], 'unknown token command "lst"; did you mean list?', 'plant-store token --help'],
+    [
+      ['webhook', 'delivery'],
+      'unknown webhook command "delivery"; did you mean deliveries?',
+      'plant-store webhook --help',
+    ],
+    [
+      ['token', 'create', '--subjct', 'x'],
+      "Unknown option '--subjct'; did you mean --subject?",
+      'plant-store token create --help',
+    ],
   ])('%j: one line, then where the usage is', async (argv, message, help) => {
     const { code, stdout, stderr } = await run(argv, { DATABASE_URL: `sqlite:${join(dir, 'errors.db')}` });
     expect(code).toBe(2);
@@ -87,9 +111,19 @@ describe('token create names the database it wrote to', () => {
   });
 
   it.each([
-    ['postgres://app:secret@db.example:5432/plants', 'the PostgreSQL database app@db.example:5432/plants'],
-    ['postgresql://db.example/plants?sslmode=require', 'the PostgreSQL database db.example/plants'],
-  ])('names PostgreSQL by user, host and database, never the password: %s', (url, described) => {
+    [
+      'postgres://app:secret@db.example:6543/plants?schema=tenant_a',
+      'the PostgreSQL database plants on db.example:6543, schema tenant_a, user app',
+    ],
+    [
+      'postgresql://db.example/plants?sslmode=require',
+      'the PostgreSQL database plants on db.example:5432, schema public',
+    ],
+    [
+      'postgres:///plants?host=/var/run/postgresql',
+      'the PostgreSQL database plants on /var/run/postgresql:5432, schema public',
+    ],
+  ])('names PostgreSQL by database, host, schema and user, never the password: %s', (url, described) => {
     expect(describeDatabase(url)).toBe(described);
   });
 });

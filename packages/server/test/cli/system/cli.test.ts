@@ -50,6 +50,21 @@ describe('plant-store CLI', () => {
     expect(await cli('migrate')).toMatchObject({ code: 0, stdout: 'Database is up to date.\n' });
   });
 
+  it('says which database it wrote a token to, and that it is the default when DATABASE_URL is not set', async () => {
+    const { DATABASE_URL: _unset, ...env } = process.env;
+    const cwd = mkdtempSync(join(dir, 'default-'));
+    const { stderr } = await promisify(execFile)(process.execPath, [BIN, 'token', 'create', '--subject', 'ann'], {
+      env,
+      cwd,
+    });
+    expect(stderr).toBe(
+      `Wrote the token to the SQLite database ${join(cwd, 'data', 'plant-store.db')} (the default, as DATABASE_URL is not set).\n`,
+    );
+    const file = join(cwd, 'set.db');
+    const set = await cliWith({ DATABASE_URL: `sqlite:${file}` }, 'token', 'create', '--subject', 'ann');
+    expect(set.stderr).toBe(`Wrote the token to the SQLite database ${file} (DATABASE_URL).\n`);
+  });
+
   it('creates a token with both scopes by default, printed alone on the last line, stored only as a hash', async () => {
     const { code, stdout } = await cli('token', 'create', '--subject', 'alice');
     expect(code).toBe(0);
@@ -78,13 +93,30 @@ describe('plant-store CLI', () => {
     const created = await cli('token', 'create', '--subject', 'carol');
     const token = created.stdout.trim().split('\n').at(-1)!;
     const listing = await cli('token', 'list');
-    expect(listing.stdout).toMatch(/^ID\tSUBJECT\tSCOPES\tCREATED\tEXPIRES\tREVOKED$/m);
-    expect(listing.stdout).toContain('carol');
+    // Aligned columns for people: every row's cells start where the header's titles do.
+    const [header, ...rows] = listing.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^ID +SUBJECT +SCOPES +CREATED +EXPIRES +REVOKED$/);
+    const starts = ['SUBJECT', 'SCOPES', 'CREATED'].map((title) => header!.indexOf(title));
+    const row = rows.find((line) => / carol /.test(line))!;
+    expect(starts.map((start) => row[start - 1] === ' ' && row[start] !== ' ')).toEqual([true, true, true]);
     expect(listing.stdout).not.toContain(token);
-    const id = /^(tok_\S+)\tcarol/m.exec(listing.stdout)![1]!;
+    const id = /^(tok_\S+) +carol/m.exec(listing.stdout)![1]!;
     expect(await cli('token', 'revoke', id)).toMatchObject({ code: 0, stdout: `Revoked token ${id}.\n` });
     expect(await check(token)).toEqual({ ok: false, reason: 'revoked' });
-    expect((await cli('token', 'list')).stdout).toMatch(new RegExp(`^${id}\\tcarol.*\\t20\\d\\d-\\S+$`, 'm'));
+    expect((await cli('token', 'list')).stdout).toMatch(new RegExp(`^${id} +carol .* 20\\d\\d-\\S+$`, 'm'));
+    // --json for scripts: every token as a record, dates in ISO 8601, null where none, never the secret.
+    const json = await cli('token', 'list', '--json');
+    expect(json.code).toBe(0);
+    expect(json.stdout).not.toContain(token);
+    const records = JSON.parse(json.stdout) as Record<string, unknown>[];
+    expect(records.find((record) => record.id === id)).toEqual({
+      id,
+      subject: 'carol',
+      scopes: ['read', 'write'],
+      createdAt: expect.stringMatching(/^20\d\d-\d\d-\d\dT[\d:.]+Z$/),
+      expiresAt: null,
+      revokedAt: expect.stringMatching(/^20\d\d-\d\d-\d\dT[\d:.]+Z$/),
+    });
   });
 
   it('migrates a new database by itself before a token command', async () => {
@@ -151,10 +183,10 @@ describe('plant-store CLI', () => {
     expect(stdout).not.toContain('token revoke ID');
   });
 
-  it('prints the version', async () => {
+  it('prints the version, and the contract version it serves', async () => {
     expect(await cli('--version')).toMatchObject({
       code: 0,
-      stdout: expect.stringMatching(/^plant-store \d+\.\d+\.\d+\n$/),
+      stdout: expect.stringMatching(/^plant-store \d+\.\d+\.\d+ \(contract \d+\.\d+\.\d+\)\n$/),
     });
   });
 });

@@ -8,10 +8,13 @@ import {
   type Breakage,
   deletesUnknownWith200,
   dropsLink,
+  floodsLargestPage,
   numbersAsDoubles,
+  sendsTerminalEscapes,
   serverErrorOnLargestPage,
   sharedPageCache,
   startProxy,
+  TERMINAL_ESCAPES,
 } from '../../support/broken-deployments.js';
 import { conformance, tally } from '../../support/conformance-run.js';
 
@@ -79,4 +82,29 @@ describe('plant-store conformance against broken deployments', () => {
     },
     120_000,
   );
+
+  it('stops reading an answer at 16 MiB and fails the check that got it', async () => {
+    const run = await runThrough(floodsLargestPage, 10);
+    expect(run.code, run.output).toBe(1);
+    expect(tally(run.output, 'getPlants', 'answered')?.failed, run.output).toBeGreaterThan(0);
+    expect(run.output).toMatch(/^\d+\. getPlants\/answered: GET \S+limit=1000\S*: the answer is larger than 16 MiB/m);
+    expect(run.output).toMatch(/^FAILED: .*getPlants\/answered/m);
+  }, 120_000);
+
+  it('prints what the deployment sent with its control characters escaped, never raw', async () => {
+    const run = await runThrough(sendsTerminalEscapes, 0);
+    expect(run.code, run.output).toBe(1);
+    expect(tally(run.output, '(deployment)', 'served-contract')?.failed, run.output).toBe(1);
+    expect(tally(run.output, 'createPlant', 'undeclared-field')?.failed, run.output).toBeGreaterThan(0);
+    // Lines are joined with \n here: any other C0, DEL or C1 character came from the deployment.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+    expect(run.output).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(run.output).not.toContain(TERMINAL_ESCAPES);
+    expect(run.output).toContain(
+      'serves contract \\u001b[2J\\u001b]0;owned\\u0007\\u009b31m\\u007f\\u000d\\u000aPASSED',
+    );
+    expect(run.output).toContain('fields the contract does not declare: \\u001b[2J');
+    // The one verdict line is the real one.
+    expect(run.output.match(/^(PASSED|FAILED)/gm)).toEqual(['FAILED']);
+  }, 120_000);
 });

@@ -50,7 +50,10 @@ describe('plant-store conformance on the command line', () => {
     const both = await conformance(['--base-url', t.url, '--token', 'x', '--requests', '5', '--duration', '5']);
     expect(both).toMatchObject({ code: 2, output: expect.stringContaining('give --requests or --duration, not both') });
     const unknown = await conformance(['--base-url', t.url, '--token', 'x', '--requets', '5']);
-    expect(unknown).toMatchObject({ code: 2, output: expect.stringContaining("Unknown option '--requets'") });
+    expect(unknown).toMatchObject({
+      code: 2,
+      output: expect.stringContaining("Unknown option '--requets'; did you mean --requests?"),
+    });
     const scheme = await conformance(['--base-url', 'ftp://example.com', '--token', 'x']);
     expect(scheme).toMatchObject({
       code: 2,
@@ -65,6 +68,23 @@ describe('plant-store conformance on the command line', () => {
       code: 0,
       output: expect.stringContaining('Usage: plant-store conformance --base-url URL'),
     });
+  }, 60_000);
+
+  it('exits 2 at the start, before any request, when the --junit file cannot be written', async () => {
+    const proxy = await startProxy(t.url);
+    try {
+      for (const [junit, why] of [
+        [join(work, 'no-such-folder', 'conformance.xml'), 'there is no folder'],
+        [work, 'it is a folder'],
+      ]) {
+        const result = await command(['--base-url', proxy.url, '--token', 'x', '--junit', junit!]);
+        expect(result.code, result.stdout + result.stderr).toBe(2);
+        expect(result.stderr).toContain(`--junit "${junit}" cannot be written: ${why}`);
+      }
+      expect(proxy.seen).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   }, 60_000);
 
   it('exits 2 when the service refuses the token, before writing anything', async () => {

@@ -63,16 +63,26 @@ describe('plant-store webhook', () => {
     expect(id).toBeDefined();
 
     const listed = await strict('webhook', 'list');
-    expect(listed.stdout).toContain(`${id}\thttps://example.com/hooks/plants\tbob\tenabled`);
+    expect(listed.stdout).toMatch(new RegExp(`^${id} +https://example.com/hooks/plants +bob +enabled `, 'm'));
+    const [record, ...others] = JSON.parse((await strict('webhook', 'list', '--json')).stdout);
+    expect(others).toEqual([]);
+    expect(record).toEqual({
+      id,
+      url: 'https://example.com/hooks/plants',
+      subject: 'bob',
+      enabled: true,
+      disabledReason: null,
+      circuitOpenUntil: null,
+      createdAt: expect.stringMatching(/^20\d\d-\d\d-\d\dT[\d:.]+Z$/),
+      previousSecretUntil: null,
+    });
     expect(listed.stdout).not.toContain(secret.slice(6));
 
     const rotated = await strict('webhook', 'rotate-secret', id!, '--overlap', '1h');
     expect(rotated.code).toBe(0);
     expect(lastLine(rotated.stdout)).toMatch(/^whsec_/);
     expect(lastLine(rotated.stdout)).not.toBe(secret);
-    expect((await strict('webhook', 'list')).stdout).toMatch(
-      new RegExp(`${id}\\t.*\\t\\d{4}-\\d\\d-\\d\\dT[^\\t]+Z$`, 'm'),
-    );
+    expect((await strict('webhook', 'list')).stdout).toMatch(new RegExp(`^${id} .* \\d{4}-\\d\\d-\\d\\dT\\S+Z$`, 'm'));
 
     expect(await strict('webhook', 'remove', id!)).toMatchObject({ code: 0 });
     expect(await strict('webhook', 'remove', id!)).toMatchObject({ code: 1, stderr: expect.stringContaining(id!) });
@@ -108,10 +118,21 @@ describe('plant-store webhook', () => {
     await waitFor('the failure', async () =>
       (await local('webhook', 'deliveries', '--failed')).stdout.includes('HTTP 404'),
     );
-    const failed = (await local('webhook', 'deliveries', '--failed')).stdout.trim().split('\n');
-    expect(failed[0]).toBe('ID\tWEBHOOK\tEVENT\tSTATUS\tATTEMPTS\tLAST ANSWER\tCREATED\tNEXT / FINISHED');
-    const [deliveryId, , eventId, status, attempts] = failed[1]!.split('\t');
-    expect([status, attempts, eventId]).toEqual(['failed', '1', receiver.received[0]!.headers['webhook-id']]);
+    // Aligned columns, as the README shows: each cell starts where its title does.
+    const failed = (await local('webhook', 'deliveries', '--failed')).stdout.trimEnd().split('\n');
+    expect(failed[0]).toMatch(/^ID +WEBHOOK +EVENT +STATUS +ATTEMPTS +LAST ANSWER +CREATED +NEXT \/ FINISHED$/);
+    const cells = (line: string) =>
+      ['WEBHOOK', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST ANSWER', 'CREATED', 'NEXT / FINISHED'].map(
+        (title) => line.slice(failed[0]!.indexOf(title)).split('  ')[0],
+      );
+    const eventId = String(receiver.received[0]!.headers['webhook-id']);
+    expect(cells(failed[1]!).slice(1, 5)).toEqual([eventId, 'failed', '1', 'HTTP 404']);
+    // --json, for scripts.
+    const [delivery] = JSON.parse((await local('webhook', 'deliveries', '--failed', '--json')).stdout);
+    expect(delivery).toMatchObject({ event: eventId, status: 'failed', attempts: 1, lastStatus: 404 });
+    expect(delivery.finishedAt).toMatch(/^20\d\d-\d\d-\d\dT[\d:.]+Z$/);
+    const deliveryId = String(delivery.id);
+    expect(failed[1]!.startsWith(`${deliveryId} `)).toBe(true);
 
     receiver.answer(() => ({ status: 204 }));
     const replayed = await local('webhook', 'replay', deliveryId!);
@@ -123,7 +144,7 @@ describe('plant-store webhook', () => {
       ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(again.headers[name])]),
     );
     expect(() => new Webhook(secret).verify(again.body, headers)).not.toThrow();
-    await waitFor('delivered', async () => (await local('webhook', 'deliveries')).stdout.includes('\tdelivered\t'));
+    await waitFor('delivered', async () => / {2}delivered {2}/.test((await local('webhook', 'deliveries')).stdout));
 
     expect(await local('webhook', 'replay', '424242')).toMatchObject({ code: 1 });
     expect(await local('webhook', 'replay', 'abc')).toMatchObject({ code: 2 });
@@ -151,7 +172,7 @@ describe('plant-store webhook', () => {
       });
     expect((await create(1)).status).toBe(200);
     const row = async () =>
-      (await local('webhook', 'list')).stdout.split('\n').find((line) => line.startsWith(`${id}\t`));
+      (await local('webhook', 'list')).stdout.split('\n').find((line) => line.startsWith(`${id} `));
     await waitFor('disabled by the 410', async () =>
       Boolean((await row())?.includes('disabled (the receiver answered 410 Gone)')),
     );
@@ -165,7 +186,7 @@ describe('plant-store webhook', () => {
       code: 0,
       stdout: expect.stringContaining(`Enabled webhook ${id}`),
     });
-    expect(await row()).toContain('\tcarol\tenabled\t');
+    expect(await row()).toMatch(/ carol +enabled /);
     expect((await create(2)).status).toBe(200);
     await waitFor('the next plant', () => receiver.received.length === 2, { timeoutMs: 5_000 });
     expect(receiver.received[1]!.body).toBe('{"id":2,"name":"Fern"}');
