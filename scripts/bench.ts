@@ -72,8 +72,9 @@ Layer pricing: the SQLite service on its default configuration (rate limit raise
 ephemeral port) next to one variant per layer with that layer switched off (tracing: on), each started once and
 seeded, measured in turn on the hot read and the mixed workload. The figure is the server's CPU time per request;
 a layer's price is the difference to the default. Switches are real configuration (LOG_LEVEL, METRICS_PORT,
-RATE_LIMIT_MAX, MAX_EVENT_LOOP_DELAY_MS, OTEL_*) or the bench-only PLANT_STORE_BENCH_OFF the server honours
-(security-headers, request-ids, auth, auth-cache, validation, serialization, webhook-worker; see config.ts).`;
+RATE_LIMIT_MAX, MAX_EVENT_LOOP_DELAY_MS, OTEL_*) or bench layers (security-headers, request-ids, auth, auth-cache,
+validation, serialization, webhook-worker; see config.ts) that scripts/bench/variant-server.ts sets in the config it
+builds the app with: every variant runs through it, since \`serve\` refuses to switch off security from its environment.`;
 if (values.help) {
   console.log(HELP);
   process.exit(0);
@@ -456,7 +457,7 @@ ${openRows.join('\n')}
 
 ${
   layers
-    ? `The SQLite service on its default configuration next to the same service with one layer switched off (tracing: on), every variant started once and seeded, then measured in turn (${Number(values['layer-rounds'] ?? rounds)} rounds, the order rotating) with wrk (${connections} connections, ${seconds} s) on the hot read and the mixed workload. The figure is the server's CPU time per request from /proc (every thread), which a shared machine shakes far less than requests per second; a layer's price is the default's figure minus the variant's (for tracing, the other way round). Bench-only switches (\`PLANT_STORE_BENCH_OFF\`) are honoured by the server for measuring only. \`pnpm bench --layers\` runs this table alone.
+    ? `The SQLite service on its default configuration next to the same service with one layer switched off (tracing: on), every variant started once and seeded, then measured in turn (${Number(values['layer-rounds'] ?? rounds)} rounds, the order rotating) with wrk (${connections} connections, ${seconds} s) on the hot read and the mixed workload. The figure is the server's CPU time per request from /proc (every thread), which a shared machine shakes far less than requests per second; a layer's price is the default's figure minus the variant's (for tracing, the other way round). Every variant, the default included, is started by \`scripts/bench/variant-server.ts\`, which sets the bench layers in the config it builds the app with (\`serve\` refuses a switch that weakens security). \`pnpm bench --layers\` runs this table alone.
 
 ${layers}`
     : 'Not run (`--no-layers`).'
