@@ -126,7 +126,7 @@ export const WEAKENING_LAYERS: Readonly<Partial<Record<BenchLayer, string>>> = {
   auth: 'a token once accepted would stay accepted after revocation and expiry',
   'security-headers': 'answers would lose their security headers and Cache-Control: no-store',
   validation: 'requests would reach the handlers unchecked',
-  serialization: 'answers would be written without the contract\'s schemas, undeclared fields included',
+  serialization: "answers would be written without the contract's schemas, undeclared fields included",
 };
 
 function benchOff(raw: string | undefined): readonly BenchLayer[] {
