@@ -160,7 +160,7 @@ export async function priceLayers(options: {
           });
           runs.add(`${target.name}|${scenario}`, result);
           options.log(
-            `  round ${round + 1} ${scenario} ${target.name}: ${result.requestsPerSec.toFixed(0)} req/s, ${result.cpuUsPerRequest.toFixed(1)} us CPU/request, non-2xx ${result.non2xx}, RSS ${result.maxRssMb} MB`,
+            `  round ${round + 1} ${scenario} ${target.name}: ${result.requestsPerSec.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.cpuUsPerRequest.toFixed(1)} us CPU/request, non-2xx ${result.non2xx}, RSS ${result.maxRssMb} MB`,
           );
         }
       }
