@@ -2,7 +2,8 @@
 // side by side in one run (servers on core 0, wrk and the open-loop generator on core 1), written to
 // docs/benchmarks.md with a chart. Each of --rounds N rounds starts every target in turn (the order rotates by one
 // per round, so targets interleave), warms it up (2 s of its first scenario, unrecorded), runs its closed-loop wrk
-// scenarios, then its open-loop latency runs at 50% and 80% of the capacity it just showed; then the cost-growth
+// scenarios, then its open-loop latency runs at 50% and 80% of the capacity it just showed; then the hot-read A/B
+// (plant-store against bare Fastify, both up at once, alternating; scripts/bench/hot-read-ab.ts) and the cost-growth
 // runs (1k, 100k, 1M stored plants). Tables give each figure's median over the rounds with its spread (min-max).
 // Options: --seconds N (per closed-loop run, default 5), --open-seconds N (per open-loop run, 4), --connections N
 // (50), --rounds N (3), --no-postgres, --no-scale, --port N (the first server's port, 3950), --soak N (seconds; then
@@ -498,8 +499,8 @@ Made by \`${command}\` on ${new Date().toISOString().slice(0, 10)} in ${minutes.
 ${process.version}, ${execFileSync('nproc').toString().trim()} cores (${execFileSync('uname', ['-sr']).toString().trim()}); every server pinned to core 0 with \`taskset\`, \`wrk\` and the
 open-loop generator pinned to core 1. Each round starts every target in turn (the order rotates by one target per
 round) on a fresh database, seeds ${PRINCIPALS} principals with ${PLANTS_PER_PRINCIPAL} plants each over HTTP, warms up with ${WARM_UP_SECONDS} s of
-its first scenario (not recorded), runs the closed-loop scenarios, then the open-loop runs at 50% and 80% of the capacity that target just showed; the cost-growth runs
-follow. Every figure is the **median over the rounds, with the spread (min-max) in brackets**; a ratio is the median
+its first scenario (not recorded), runs the closed-loop scenarios, then the open-loop runs at 50% and 80% of the capacity that target just showed; the hot-read A/B
+(both servers up at once, alternating) and the cost-growth runs follow. Every figure is the **median over the rounds, with the spread (min-max) in brackets**; a ratio is the median
 of the per-round ratios. plant-store ran with \`LOG_LEVEL=warn\`, \`RATE_LIMIT_MAX=0\` and \`METRICS_PORT=off\`, except two
 variants of the SQLite target that run the mixed workload only, to price a feature: one with metrics on (their own
 listener on a free port), and one with a webhook subscription (added with \`plant-store webhook add\` after seeding, to
