@@ -18,7 +18,7 @@ import { DEFAULTS, priceLayers } from './bench/layers.js';
 import { type OpenLoopResult, openLoop } from './bench/open-loop.js';
 import { costGrowth, LAYOUTS, SCALE_RATE, SIZES } from './bench/scale.js';
 import { sdkOverhead } from './bench/sdk-overhead.js';
-import { type Judged, LAG_LIMIT_MS, LAG_SHARE_LIMIT, SPIN_WINDOW_MS } from './bench/send-schedule.js';
+import { type Judged, LAG_LIMIT_MS, LAG_SHARE_LIMIT, SPIN_MS } from './bench/send-schedule.js';
 import { soak } from './bench/soak.js';
 import { Samples, type Spread, show, spread } from './bench/stats.js';
 import {
@@ -546,13 +546,13 @@ ${
 
 A generator of our own (\`scripts/bench/open-loop-generator.ts\`, 64 connections, ${openSeconds} s per run) keeps wrk2's
 schedule: send i is due at start + i / rate whatever the answers do, and each latency counts from that *intended*
-time, so a stall is charged to every request it delayed (no coordinated omission). It sleeps on a timer only until
-${SPIN_WINDOW_MS} ms before the next send and then turns its event loop (reading answers on every turn) until the send is due, so
-sends leave within one turn of their time (a bare \`setTimeout\` fires up to about 1 ms late, which once put a 1.2-1.4 ms
+time, so a stall is charged to every request it delayed (no coordinated omission). Its alarm is a worker thread that
+sleeps in the kernel until ${SPIN_MS} ms before a send and waits out the rest awake, then wakes the generator, whose event
+loop otherwise sleeps until answers come (a bare \`setTimeout\` fires up to about 1 ms late, which once put a 1.2-1.4 ms
 floor under every p50). Rates are 50% and 80% of that round's closed-loop figure for the same target and operation
 (each target's own capacity), one principal. Beside every figure stands the generator's own lag (how late its sends
 left their intended times: p50 / p99 of the run, and the worst send) and its CPU time over wall time while sending
-(turning the loop included). **A figure is refused** when the generator's lag at the same percentile exceeds
+(the alarm thread's included). **A figure is refused** when the generator's lag at the same percentile exceeds
 ${LAG_SHARE_LIMIT * 100}% of it or ${LAG_LIMIT_MS} ms, whichever is less (\`judge\` in \`scripts/bench/send-schedule.ts\`): a refused round
 is left out of the median and counted in the cell, and a target whose figure has a refused round is not judged.
 

@@ -1,9 +1,9 @@
 // The open-loop load generator (run pinned to core 1 by open-loop.ts): sends requests on a fixed schedule, RATE per
 // second, whether or not earlier answers have come back, and counts each latency from the request's *intended* send
 // time. A request whose turn comes while every connection is busy waits in a backlog and that wait counts too, so a
-// stalled server cannot hide its stall (no coordinated omission). The schedule, the lag accounting and the refusal
-// rule are send-schedule.ts's: sends leave within one event-loop turn of their time (no timer floor), each send's lag
-// (how late it left) is kept, and each latency percentile carries a verdict against the lag at the same percentile.
+// stalled server cannot hide its stall (no coordinated omission). The schedule, the alarm, the lag accounting and the
+// refusal rule are send-schedule.ts's: sends leave at their time (no timer floor, no spinning event loop), each send's
+// lag (how late it left) is kept, and each latency percentile carries a verdict against the lag at that percentile.
 // Raw sockets and a minimal HTTP/1.1 reader keep the generator cheap; it reports its CPU use too.
 // Input: a JSON object in the environment variable OPEN_LOOP (see Plan); output: one JSON line on stdout.
 import { connect, type Socket } from 'node:net';
@@ -58,6 +58,7 @@ interface Connection {
   buffer: Buffer;
 }
 
+const clock = await realClock();
 const latencies: Record<'get' | 'create', number[]> = { get: [], create: [] };
 let errors = 0;
 let non2xx = 0;
@@ -69,7 +70,7 @@ let maxBacklog = 0;
 function finish(connection: Connection, status: number): void {
   const job = connection.job!;
   connection.job = undefined;
-  latencies[job.kind].push(performance.now() - job.intended);
+  latencies[job.kind].push(clock.now() - job.intended);
   if (status < 200 || status > 299) non2xx++;
   dispatch(connection);
 }
@@ -117,17 +118,18 @@ for (let i = 0; i < plan.connections; i++) connections.push(await open());
 idle.push(...connections);
 
 const total = Math.round(plan.rate * plan.seconds);
-const start = performance.now() + 50;
+const start = clock.now() + 50;
 const cpuStart = process.cpuUsage();
 const schedule = new SendSchedule({ rate: plan.rate, total, start });
-await runSchedule(schedule, realClock, (intended) => {
+await runSchedule(schedule, clock, (intended) => {
   backlog.push({ intended, ...request() });
   const connection = idle.pop();
   if (connection) dispatch(connection);
   maxBacklog = Math.max(maxBacklog, backlog.length);
 });
 const sendsCpu = process.cpuUsage(cpuStart);
-const sendsWallMs = performance.now() - start;
+const sendsWallMs = clock.now() - start;
+await clock.close();
 // Answers still outstanding get a deadline of 10 s after the last send; missing ones count as errors.
 const deadline = performance.now() + 10_000;
 while (latencies.get.length + latencies.create.length + errors < total && performance.now() < deadline) {
@@ -151,7 +153,7 @@ console.log(
     errors: errors + (total - answered - errors),
     non2xx,
     achievedRate: (answered / (plan.seconds * 1000 + 0.001)) * 1000,
-    // Its CPU time over wall time while sending, the turns of the loop before each send included.
+    // Its CPU time over wall time while sending (the alarm thread's included).
     generatorCpu: (sendsCpu.user + sendsCpu.system) / 1000 / sendsWallMs,
     lag,
     maxBacklog,

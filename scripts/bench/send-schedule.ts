@@ -2,13 +2,13 @@
 // times (wrk2's method: send i is due at start + i / rate, whatever the answers do), how late each send actually left
 // (the generator's own lag), and the rule that refuses a latency figure the generator's lag could have made.
 //
-// Timers alone cannot keep such a schedule: Node's setTimeout sleeps whole milliseconds and fires up to about 1 ms
-// late, which once put a floor of 1.2-1.4 ms under every p50 at 50% load. So the driver sleeps on a timer only until
-// SPIN_WINDOW_MS before the next send and then turns the event loop with setImmediate (which still reads answers on
-// every turn) until the send is due: a send leaves within one turn of its time, and the lag says how long that was.
-
-/** Below this much time to the next send the driver stops sleeping on timers and turns the loop until it is due. */
-export const SPIN_WINDOW_MS = 2;
+// Timers cannot keep such a schedule: Node's setTimeout sleeps whole milliseconds and fires up to about 1 ms late,
+// which once put a floor of 1.2-1.4 ms under every p50 at 50% load; spinning the event loop instead keeps a core busy
+// and pushes every other process onto the server's. So the real clock's alarm is a worker thread (send-alarm.mjs)
+// that sleeps in the kernel (Atomics.wait, sub-millisecond) until just before the send is due, waits out the last
+// SPIN_MS on its own, and wakes the generator's event loop with a message; between sends that loop sleeps in epoll,
+// reading answers as they come.
+import { Worker } from 'node:worker_threads';
 
 /**
  * The refusal rule: a latency percentile is refused when the generator's own lag at the same percentile exceeds a
@@ -46,10 +46,6 @@ export class SendSchedule {
     this.#total = options.total;
   }
 
-  get done(): boolean {
-    return this.#next >= this.#total;
-  }
-
   get sent(): number {
     return this.#next;
   }
@@ -69,11 +65,9 @@ export class SendSchedule {
     return due;
   }
 
-  /** What the driver does next: stop, sleep on a timer for `sleepMs`, or turn the loop once (`sleepMs` 0). */
-  wait(now: number): { done: true } | { done: false; sleepMs: number } {
-    if (this.done) return { done: true };
-    const until = this.#intended(this.#next) - now;
-    return { done: false, sleepMs: until > SPIN_WINDOW_MS ? Math.floor(until - SPIN_WINDOW_MS) : 0 };
+  /** When the next send is due, or undefined once every send has left. */
+  next(): number | undefined {
+    return this.#next < this.#total ? this.#intended(this.#next) : undefined;
   }
 
   /** How late the sends left, in milliseconds. */
@@ -82,28 +76,59 @@ export class SendSchedule {
   }
 }
 
-/** The driver's clock and its two ways to wait: tests pass a fake one. */
+/** The driver's clock: the time, and an alarm that calls back at a given time (tests pass a fake one). */
 export interface Clock {
   now(): number;
-  sleep(ms: number, then: () => void): void;
-  turn(then: () => void): void;
+  wakeAt(time: number, then: () => void): void;
 }
 
-export const realClock: Clock = {
-  now: () => performance.now(),
-  sleep: (ms, then) => setTimeout(then, ms),
-  turn: (then) => setImmediate(then),
-};
+/** The last stretch before a send that the alarm worker waits out awake, for precision beyond the kernel's sleep. */
+export const SPIN_MS = 0.1;
+
+/**
+ * The real clock: milliseconds since the epoch with sub-millisecond precision, and the alarm worker, ready once this
+ * resolves (a worker takes a while to boot: an alarm set before would ring late by that much).
+ */
+export async function realClock(): Promise<Clock & { close(): Promise<number> }> {
+  const alarm = new Worker(new URL('./send-alarm.mjs', import.meta.url), {
+    workerData: { spinMs: SPIN_MS },
+    execArgv: [],
+  });
+  let waiting: (() => void) | undefined;
+  alarm.on('message', () => {
+    const then = waiting;
+    waiting = undefined;
+    then?.();
+  });
+  const now = () => performance.timeOrigin + performance.now();
+  const clock = {
+    now,
+    wakeAt(time: number, then: () => void) {
+      if (time <= now()) {
+        setImmediate(then);
+        return;
+      }
+      waiting = then;
+      alarm.postMessage(time);
+    },
+    close: () => alarm.terminate(),
+  };
+  // One alarm rung before any is relied on: the worker has booted and answers.
+  await new Promise<void>((resolve) => {
+    waiting = resolve;
+    alarm.postMessage(now());
+  });
+  return clock;
+}
 
 /** Runs the schedule to its end, calling `send` with each intended time as it falls due. */
 export function runSchedule(schedule: SendSchedule, clock: Clock, send: (intended: number) => void): Promise<void> {
   return new Promise((resolve) => {
     const tick = () => {
       for (const intended of schedule.due(clock.now())) send(intended);
-      const next = schedule.wait(clock.now());
-      if (next.done) resolve();
-      else if (next.sleepMs > 0) clock.sleep(next.sleepMs, tick);
-      else clock.turn(tick);
+      const next = schedule.next();
+      if (next === undefined) resolve();
+      else clock.wakeAt(next, tick);
     };
     tick();
   });
