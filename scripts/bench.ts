@@ -132,16 +132,16 @@ function describeOpenLoop(result: OpenLoopResult, kind: 'get' | 'create'): strin
   return `${part('p50', 'p50')}, ${part('p99', 'p99')}, ${part('p99.9', 'p999')}, errors ${result.errors + result.non2xx}, generator CPU ${(result.generatorCpu * 100).toFixed(0)}%, lag max ${result.lag.max.toFixed(2)} ms`;
 }
 
-/**
- * A latency percentile over the rounds, from the runs whose figure the generator's lag let stand (send-schedule.ts,
- * judge); refused rounds are counted and left out, and a figure with any refused round is flagged.
- */
 interface JudgedFigure {
   figure?: Spread;
   refused: number;
   /** The refused rounds' figures, shown struck through beside the count. */
   refusedFigure?: Spread;
 }
+/**
+ * A latency percentile over the rounds, from the runs whose figure the generator's lag let stand (send-schedule.ts,
+ * judge); refused rounds are counted and left out, and a figure with any refused round is flagged.
+ */
 function judged(runs: OpenLoopResult[], kind: 'get' | 'create', key: Judged): JudgedFigure {
   const valid = (r: OpenLoopResult) => r[kind].verdicts[key].valid;
   const figure = spread(runs.filter(valid).map((r) => r[kind][key]));
@@ -318,10 +318,13 @@ function ratio(a: number[], b: number[]): Spread | undefined {
 }
 const openP99 = (target: string, kind: 'get' | 'create', load: number) =>
   judged(open.get(`${target}|${kind}|${load}`), kind, 'p99');
+/** A figure that stood (NaN when the generator's lag refused it, so the ratio of its round is left out). */
+const standing = (r: OpenLoopResult, kind: 'get' | 'create', p: 'p50' | 'p99') =>
+  r[kind].verdicts[p].valid ? r[kind][p] : Number.NaN;
 const growthRatio = (engine: string, layout: string, kind: 'get' | 'create', p: 'p50' | 'p99') =>
   ratio(
-    growth.get(`${engine}|${layout}|1000000`).map((r) => r[kind][p]),
-    growth.get(`${engine}|${layout}|1000`).map((r) => r[kind][p]),
+    growth.get(`${engine}|${layout}|1000000`).map((r) => standing(r, kind, p)),
+    growth.get(`${engine}|${layout}|1000`).map((r) => standing(r, kind, p)),
   );
 const plantStoreRss = [SQLITE, PER_REQUEST, POSTGRES].flatMap((target) =>
   closed
