@@ -3,11 +3,13 @@
 // once, seeded, and then measured in turn on the hot read and the mixed workload, the order rotating by one per
 // round so variants interleave. The figure is the server's CPU time per request (every thread, from /proc), which a
 // shared machine shakes far less than requests per second; a layer's price is the variant's figure minus the
-// default's (sign turned so that a positive price is what the feature costs).
+// default's (sign turned so that a positive price is what the feature costs). Every variant, the default included,
+// runs through variant-server.ts: the bench's layers (BENCH_LAYERS_OFF) are set in the config it builds the app
+// with, since the service refuses to weaken its security from its environment.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Samples } from './stats.js';
-import { plantStore, type Running, sqliteFile, type Target } from './targets.js';
+import { plantStore, type Running, sqliteFile, type Target, VARIANT_RUNTIME } from './targets.js';
 import { type Scenario, type WrkResult, wrk } from './wrk.js';
 
 /** One row of the layer table: the server's env on top of DEFAULTS, and whether the row turns a feature on. */
@@ -42,8 +44,8 @@ const off = (name: string, how: string, env: Record<string, string>, budgetUs: n
 });
 const benchOff = (name: string, switchName: string, how: string, budgetUs: number): Layer => ({
   name,
-  how: `\`PLANT_STORE_BENCH_OFF=${switchName}\`: ${how}`,
-  env: { PLANT_STORE_BENCH_OFF: switchName },
+  how: `bench layer \`${switchName}\` off: ${how}`,
+  env: { BENCH_LAYERS_OFF: switchName },
   budgetUs,
 });
 
@@ -122,16 +124,16 @@ export async function priceLayers(options: {
       METRICS_PORT: 'off',
       RATE_LIMIT_MAX: '0',
       MAX_EVENT_LOOP_DELAY_MS: '0',
-      PLANT_STORE_BENCH_OFF: all
-        .map((layer) => layer.env.PLANT_STORE_BENCH_OFF)
+      BENCH_LAYERS_OFF: all
+        .map((layer) => layer.env.BENCH_LAYERS_OFF)
         .filter(Boolean)
         .join(','),
     },
   };
   const targets: Target[] = [
-    plantStore('default', sqliteFile, DEFAULTS, options.scenarios),
+    plantStore('default', sqliteFile, DEFAULTS, options.scenarios, VARIANT_RUNTIME),
     ...[...list, everythingOff].map((layer) =>
-      plantStore(layer.name, sqliteFile, { ...DEFAULTS, ...layer.env }, options.scenarios),
+      plantStore(layer.name, sqliteFile, { ...DEFAULTS, ...layer.env }, options.scenarios, VARIANT_RUNTIME),
     ),
   ];
   const runs = new Samples<WrkResult>();
@@ -158,7 +160,7 @@ export async function priceLayers(options: {
           });
           runs.add(`${target.name}|${scenario}`, result);
           options.log(
-            `  round ${round + 1} ${scenario} ${target.name}: ${result.requestsPerSec.toFixed(0)} req/s, ${result.cpuUsPerRequest.toFixed(1)} us CPU/request, non-2xx ${result.non2xx}, RSS ${result.maxRssMb} MB`,
+            `  round ${round + 1} ${scenario} ${target.name}: ${result.requestsPerSec.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.cpuUsPerRequest.toFixed(1)} us CPU/request, non-2xx ${result.non2xx}, RSS ${result.maxRssMb} MB`,
           );
         }
       }

@@ -1,10 +1,13 @@
 // The open-loop load generator (run pinned to core 1 by open-loop.ts): sends requests on a fixed schedule, RATE per
 // second, whether or not earlier answers have come back, and counts each latency from the request's *intended* send
 // time. A request whose turn comes while every connection is busy waits in a backlog and that wait counts too, so a
-// stalled server cannot hide its stall (no coordinated omission). Raw sockets and a minimal HTTP/1.1 reader keep the
-// generator cheap; it reports its own CPU use and schedule lag so a result it could not keep up with is flagged.
+// stalled server cannot hide its stall (no coordinated omission). The schedule, the alarm, the lag accounting and the
+// refusal rule are send-schedule.ts's: sends leave at their time (no timer floor, no spinning event loop), each send's
+// lag (how late it left) is kept, and each latency percentile carries a verdict against the lag at that percentile.
+// Raw sockets and a minimal HTTP/1.1 reader keep the generator cheap; it reports its CPU use too.
 // Input: a JSON object in the environment variable OPEN_LOOP (see Plan); output: one JSON line on stdout.
 import { connect, type Socket } from 'node:net';
+import { judgeRun, percentiles, realClock, runSchedule, SendSchedule } from './send-schedule.js';
 
 interface Plan {
   url: string;
@@ -55,6 +58,7 @@ interface Connection {
   buffer: Buffer;
 }
 
+const clock = await realClock();
 const latencies: Record<'get' | 'create', number[]> = { get: [], create: [] };
 let errors = 0;
 let non2xx = 0;
@@ -66,7 +70,7 @@ let maxBacklog = 0;
 function finish(connection: Connection, status: number): void {
   const job = connection.job!;
   connection.job = undefined;
-  latencies[job.kind].push(performance.now() - job.intended);
+  latencies[job.kind].push(clock.now() - job.intended);
   if (status < 200 || status > 299) non2xx++;
   dispatch(connection);
 }
@@ -114,65 +118,44 @@ for (let i = 0; i < plan.connections; i++) connections.push(await open());
 idle.push(...connections);
 
 const total = Math.round(plan.rate * plan.seconds);
-const interval = 1000 / plan.rate;
-const start = performance.now() + 50;
+const start = clock.now() + 50;
 const cpuStart = process.cpuUsage();
-let scheduled = 0;
-let maxLagMs = 0;
-await new Promise<void>((resolve) => {
-  const tick = () => {
-    const now = performance.now();
-    while (scheduled < total && start + scheduled * interval <= now) {
-      const intended = start + scheduled * interval;
-      maxLagMs = Math.max(maxLagMs, now - intended);
-      scheduled++;
-      backlog.push({ intended, ...request() });
-      const connection = idle.pop();
-      if (connection) dispatch(connection);
-    }
-    maxBacklog = Math.max(maxBacklog, backlog.length);
-    if (scheduled >= total) return resolve();
-    // Timers, not a busy loop: a spinning generator would compete for its core. A timer may fire up to about 1 ms
-    // late; the requests it sends then are charged that lateness (latency counts from the intended time).
-    const wait = start + scheduled * interval - performance.now();
-    if (wait > 0.05) setTimeout(tick, Math.max(0, wait - 1));
-    else setImmediate(tick);
-  };
-  tick();
+const schedule = new SendSchedule({ rate: plan.rate, total, start });
+await runSchedule(schedule, clock, (intended) => {
+  backlog.push({ intended, ...request() });
+  const connection = idle.pop();
+  if (connection) dispatch(connection);
+  maxBacklog = Math.max(maxBacklog, backlog.length);
 });
+const sendsCpu = process.cpuUsage(cpuStart);
+const sendsWallMs = clock.now() - start;
+await clock.close();
 // Answers still outstanding get a deadline of 10 s after the last send; missing ones count as errors.
 const deadline = performance.now() + 10_000;
 while (latencies.get.length + latencies.create.length + errors < total && performance.now() < deadline) {
   await new Promise((resolve) => setTimeout(resolve, 5));
 }
-const cpu = process.cpuUsage(cpuStart);
-const wallMs = performance.now() - start;
 for (const connection of connections) connection.socket.destroy();
 
-const percentile = (sorted: number[], p: number) =>
-  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-const summary = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return {
-    count: sorted.length,
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
-    p999: percentile(sorted, 0.999),
-  };
-};
 const answered = latencies.get.length + latencies.create.length;
+const lag = schedule.lag();
+const summary = (values: number[]) => {
+  const latency = percentiles(values);
+  return { ...latency, verdicts: judgeRun(latency, lag) };
+};
 console.log(
   JSON.stringify({
     get: summary(latencies.get),
     create: summary(latencies.create),
     all: summary([...latencies.get, ...latencies.create]),
-    sent: scheduled,
+    sent: schedule.sent,
     answered,
     errors: errors + (total - answered - errors),
     non2xx,
     achievedRate: (answered / (plan.seconds * 1000 + 0.001)) * 1000,
-    generatorCpu: (cpu.user + cpu.system) / 1000 / wallMs,
-    maxScheduleLagMs: maxLagMs,
+    // Its CPU time over wall time while sending (the alarm thread's included).
+    generatorCpu: (sendsCpu.user + sendsCpu.system) / 1000 / sendsWallMs,
+    lag,
     maxBacklog,
   }),
 );

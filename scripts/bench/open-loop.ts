@@ -1,15 +1,14 @@
 // Runs the open-loop generator (open-loop-generator.ts) pinned to core 1 for one plan and returns its figures.
 import { fileURLToPath } from 'node:url';
 import { runToEnd } from './children.js';
+import type { Judged, Percentiles, Verdict } from './send-schedule.js';
 import { rssSampler } from './wrk.js';
 
 const GENERATOR = fileURLToPath(new URL('./open-loop-generator.ts', import.meta.url));
 
-export interface Latency {
-  count: number;
-  p50: number;
-  p99: number;
-  p999: number;
+/** Latency from the intended send time, each percentile with its verdict against the generator's lag. */
+export interface Latency extends Percentiles {
+  verdicts: Record<Judged, Verdict>;
 }
 
 export interface OpenLoopResult {
@@ -21,9 +20,10 @@ export interface OpenLoopResult {
   errors: number;
   non2xx: number;
   achievedRate: number;
-  /** The generator's CPU time over wall time: near 1 means it may have been the bottleneck. */
+  /** The generator's CPU time over wall time while sending (turning its loop before each send included). */
   generatorCpu: number;
-  maxScheduleLagMs: number;
+  /** How late the generator's sends left their intended times, in ms. */
+  lag: Percentiles;
   maxBacklog: number;
   maxRssMb: number;
 }

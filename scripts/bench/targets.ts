@@ -79,7 +79,26 @@ async function seed(url: string, tokens: string[]): Promise<void> {
 export interface Runtime {
   node: string;
   bin: string;
+  /** Node's arguments that start the server; `<bin> serve` unless given. */
+  args?: string[];
 }
+
+/**
+ * The layer variants' runtime: scripts/bench/variant-server.ts, which builds the app with the layers named in
+ * BENCH_LAYERS_OFF switched off (the service refuses to weaken itself from its environment), under the V8 and glibc
+ * sizing `plant-store serve` gives itself (bin/plant-store.js).
+ */
+export const VARIANT_RUNTIME: Runtime = {
+  node: process.execPath,
+  bin: BIN,
+  args: [
+    '--max-semi-space-size=2',
+    '--max-old-space-size=384',
+    '--import',
+    'tsx',
+    fileURLToPath(new URL('./variant-server.ts', import.meta.url)),
+  ],
+};
 
 interface ServiceLibrary {
   openStore(url: string): Promise<{
@@ -125,8 +144,16 @@ export function plantStore(
       const DATABASE_URL = databaseUrl();
       const tokens = await issueTokens(runtime.bin, DATABASE_URL, subjects);
       const child = launch(
-        [runtime.bin, 'serve'],
-        { DATABASE_URL, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0', METRICS_PORT: 'off', ...env },
+        runtime.args ?? [runtime.bin, 'serve'],
+        {
+          DATABASE_URL,
+          PORT: String(port),
+          LOG_LEVEL: 'warn',
+          RATE_LIMIT_MAX: '0',
+          METRICS_PORT: 'off',
+          ...(runtime.args ? { MALLOC_ARENA_MAX: '2' } : {}),
+          ...env,
+        },
         runtime.node,
       );
       const url = `http://127.0.0.1:${port}`;

@@ -1,30 +1,60 @@
-// PLANT_STORE_BENCH_OFF, the bench's switches for pricing layers (config.ts, http/bench-switches.ts): only known
-// layer names are accepted, and each named layer really is left out while the others keep working.
-import { createTestApp, type TestApp } from '@plant-store/test-kit';
+// The bench's switches for pricing layers (config.ts, http/bench-switches.ts): PLANT_STORE_BENCH_OFF takes only known
+// layer names and none that weakens security (those only the bench's own code sets, in the config it builds the app
+// with), and each layer switched off really is left out while the others keep working.
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.js';
+import { buildApp } from '../../../src/app.js';
+import { issueToken } from '../../../src/auth/tokens.js';
+import { BENCH_LAYERS, ConfigError, loadConfig, WEAKENING_LAYERS } from '../../../src/config.js';
+import { openStore } from '../../../src/store/open-store.js';
+import type { Store } from '../../../src/store/store.js';
 
 describe('PLANT_STORE_BENCH_OFF', () => {
   it('is empty by default, takes known layer names once each, and refuses any other', () => {
     expect(loadConfig({}).benchOff).toEqual([]);
-    expect(loadConfig({ PLANT_STORE_BENCH_OFF: 'auth, validation,auth' }).benchOff).toEqual(['auth', 'validation']);
+    expect(loadConfig({ PLANT_STORE_BENCH_OFF: 'request-ids, auth-cache,request-ids' }).benchOff).toEqual([
+      'request-ids',
+      'auth-cache',
+    ]);
     expect(() => loadConfig({ PLANT_STORE_BENCH_OFF: 'rate-limits' })).toThrow(ConfigError);
+  });
+
+  it('refuses every layer whose absence weakens security, saying why', () => {
+    expect(Object.keys(WEAKENING_LAYERS).sort()).toEqual(['auth', 'security-headers', 'serialization', 'validation']);
+    for (const name of Object.keys(WEAKENING_LAYERS)) {
+      expect(() => loadConfig({ PLANT_STORE_BENCH_OFF: `request-ids,${name}` })).toThrow(
+        `PLANT_STORE_BENCH_OFF=${name} is refused: it weakens the service's security`,
+      );
+    }
+    const safe = BENCH_LAYERS.filter((name) => !(name in WEAKENING_LAYERS));
+    expect(loadConfig({ PLANT_STORE_BENCH_OFF: safe.join(',') }).benchOff).toEqual(safe);
   });
 });
 
-describe('an app with layers switched off', () => {
-  let t: TestApp;
+describe('an app built with layers switched off', () => {
+  let app: FastifyInstance;
+  let store: Store;
   let token: string;
   beforeAll(async () => {
-    t = await createTestApp({
-      env: { PLANT_STORE_BENCH_OFF: 'security-headers,request-ids,auth,validation,serialization,webhook-worker' },
+    const config = loadConfig({ DATABASE_URL: 'memory:', LOG_LEVEL: 'silent' });
+    store = await openStore(config.databaseUrl);
+    await store.migrate();
+    app = await buildApp({
+      config: {
+        ...config,
+        benchOff: ['security-headers', 'request-ids', 'auth', 'validation', 'serialization', 'webhook-worker'],
+      },
+      store,
     });
-    token = await t.token('bench-switches');
+    token = (await issueToken(store.tokens, { subject: 'bench-switches' })).token;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await app.close();
+    await store.close();
+  });
 
   const list = (authorization: string, url = '/plants?limit=2') =>
-    t.app.inject({ method: 'GET', url, headers: { authorization } });
+    app.inject({ method: 'GET', url, headers: { authorization } });
 
   it('answers without the security headers and the request id', async () => {
     const answer = await list(`Bearer ${token}`);
@@ -36,7 +66,7 @@ describe('an app with layers switched off', () => {
 
   it('still checks a token it has not seen, and serves plants with the query converted', async () => {
     expect((await list('Bearer pst_unknown')).statusCode).toBe(401);
-    const created = await t.app.inject({
+    const created = await app.inject({
       method: 'POST',
       url: '/plants',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
