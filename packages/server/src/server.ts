@@ -6,6 +6,7 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { type Config, databaseTimeoutMs } from './config.js';
 import { guardIdleConnections } from './http/idle-connection-guard.js';
+import { flushLog } from './http/logger.js';
 import { createRateLimitRedis } from './http/rate-limit.js';
 import { serveObservability, startObservability } from './observability/start-observability.js';
 import { openStore, sqliteFileOf } from './store/open-store.js';
@@ -84,6 +85,8 @@ export async function runServer(config: Config): Promise<void> {
       // listener would otherwise reset.
       await new Promise((resolve) => setImmediate(resolve));
       await app.close();
+      // The log's last lines, but never waiting long on a reader that stalled (the exit says what was lost).
+      await flushLog();
     },
   );
 

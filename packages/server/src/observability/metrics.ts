@@ -2,6 +2,7 @@
 // OpenTelemetry semantic conventions in Prometheus form, the store, the SQLite group commit and page cache, the
 // PostgreSQL pool, and prom-client's process defaults (CPU, memory, GC, event-loop lag). The README lists them.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { logDrops } from '../http/logger.js';
 import type { Store } from '../store/store.js';
 import { FastHistogram } from './fast-histogram.js';
 
@@ -47,6 +48,12 @@ export function createMetrics(): Metrics {
       this.set(inFlight.count);
     },
   });
+  totalCounter(
+    'plant_store_log_lines_dropped_total',
+    'Log lines dropped because standard output did not take them (a stalled reader); the log says when it flows again',
+    registers,
+    () => logDrops.lines,
+  );
   return {
     registry,
     requestDuration: new FastHistogram(
