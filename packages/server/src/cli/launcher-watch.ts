@@ -7,14 +7,16 @@
 // the first that is none of these: a login shell, a supervisor, PID 1) and shuts down as on SIGTERM once one of them
 // is gone, or as on SIGINT once a launcher shell wakes up: a shell waiting for its only child sleeps until a signal it
 // catches (SIGINT) or its child's end, so a change in its count of voluntary context switches while it lives is the
-// SIGINT. A stop and continue (Ctrl-Z, then fg) wakes the shells too: the server's own SIGCONT says so, and the
-// counts are read afresh. Under systemd, pm2 or a container the parent is no launcher, and nothing is watched.
+// SIGINT. A stop and continue (Ctrl-Z, then fg) wakes the shells too: the server's own SIGCONT, heard before the next
+// poll, says so, and the counts are read afresh for a few polls. Under systemd, pm2 or a container the parent is no launcher, and nothing is watched.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 
 const SHELLS = new Set(['sh', 'dash', 'bash', 'ash', 'zsh']);
 const PACKAGE_MANAGERS = /^(pnpm|pnpx|npm|npx|yarn)(\.c?js)?$|^(npm|npx)-cli\.js$/;
 const POLL_MS = 250;
+/** Polls after a stop and continue whose wakes are not taken for a SIGINT. */
+const SETTLE_POLLS = 4;
 
 export interface ProcessInfo {
   pid: number;
@@ -95,6 +97,8 @@ export function watchLaunchers(
   const readAll = () => new Map(shells.map((shell) => [shell.pid, readWakes(shell.pid)]));
   let wakes = readAll();
   let continued = false;
+  let settling = 0;
+  let woke: ProcessInfo | undefined;
   const onContinue = () => {
     continued = true;
   };
@@ -112,16 +116,25 @@ export function watchLaunchers(
     }
     if (continued) {
       continued = false;
+      settling = SETTLE_POLLS;
+    }
+    if (settling > 0) {
+      // The shells wake as they are continued, and hear their child continue, each when it is scheduled.
+      settling -= 1;
+      woke = undefined;
       wakes = readAll();
       return;
     }
-    const interrupted = shells.find((shell) => {
+    // A shell that woke is taken for interrupted one poll later, unless this process was continued meanwhile.
+    if (woke) {
+      unwatch();
+      stop(woke, 'interrupted');
+      return;
+    }
+    woke = shells.find((shell) => {
       const now = readWakes(shell.pid);
       return now !== undefined && now !== wakes.get(shell.pid);
     });
-    if (!interrupted) return;
-    unwatch();
-    stop(interrupted, 'interrupted');
   }, POLL_MS);
   timer.unref();
   return unwatch;

@@ -148,3 +148,16 @@ it("SIGINT to the README's `npx -y pnpm@10.34.9 start` stops the service, pnpm q
   expect(started.errors()).toContain('was interrupted: shutting down');
   expect(started.output() + started.errors()).not.toMatch(/ELIFECYCLE/);
 }, 60_000);
+
+it('a stop and continue of the whole group (Ctrl-Z, then fg) does not stop the service', async () => {
+  started = await startServerProcess(env(), [], { command: [SHIM, BIN], detached: true });
+  const group = started.child.pid!;
+  process.kill(-group, 'SIGSTOP');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  process.kill(-group, 'SIGCONT');
+  // Several of the launcher watch's polls.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  expect((await fetch(`${started.url}/healthz`)).status).toBe(200);
+  expect(started.errors()).not.toContain('shutting down');
+  await expectStoppedBy(started);
+}, 60_000);
