@@ -14,7 +14,14 @@ import {
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
-import { type Bindings, type ChildLoggerOptions, type LevelWithSilent, type Logger, symbols } from 'pino';
+import {
+  type Bindings,
+  type ChildLoggerOptions,
+  type LevelWithSilent,
+  type Logger,
+  stdSerializers,
+  symbols,
+} from 'pino';
 import type { LogLevel } from '../config.js';
 import { redactQuery } from './url-redaction.js';
 
@@ -168,8 +175,32 @@ export function loggerOptions(level: LogLevel): FastifyServerOptions['logger'] {
         url: cutForLog(redactQuery(request.url)),
         remoteAddress: cutForLog(request.ip),
       }),
+      err: cutError,
     },
+    // A line's other texts may be the caller's too (a refusal's reason names what it sent): cut them as well.
+    formatters: { log: cutTexts },
   };
+}
+
+/** A line's fields with every text longer than LOGGED_TEXT_MAX cut (a copy when one is). */
+export function cutTexts(fields: Record<string, unknown>): Record<string, unknown> {
+  let cut: Record<string, unknown> | undefined;
+  for (const key in fields) {
+    const value = fields[key];
+    if (typeof value === 'string' && value.length > LOGGED_TEXT_MAX) {
+      cut ??= { ...fields };
+      cut[key] = cutForLog(value);
+    }
+  }
+  return cut ?? fields;
+}
+
+/** pino's error serializer, with a long message cut (in the stack's first line too). */
+function cutError(error: Error) {
+  const serialized = stdSerializers.err(error);
+  if (serialized.message.length <= LOGGED_TEXT_MAX) return serialized;
+  const message = cutForLog(serialized.message);
+  return { ...serialized, message, stack: serialized.stack.replace(serialized.message, message) };
 }
 
 const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const;

@@ -2,7 +2,7 @@
 // counted on /metrics, and reported in one line once the output drains; at exit what the output still holds is said on
 // standard error. A caller-chosen text (a URL, an address) is cut to LOGGED_TEXT_MAX characters in every log line.
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { type LoggerOptions, pino } from 'pino';
 import { afterEach, expect, it, vi } from 'vitest';
 import { accessLine, BatchedOutput, LOGGED_TEXT_MAX, logDrops, loggerOptions } from '../../../src/http/logger.js';
 import { redactQuery } from '../../../src/http/url-redaction.js';
@@ -110,4 +110,34 @@ it("cuts a long URL in every line that logs the request (pino's req serializer)"
   const options = loggerOptions('info') as { serializers: { req: (request: unknown) => { url: string } } };
   const serialized = options.serializers.req({ method: 'GET', url: LONG, ip: '127.0.0.1' });
   expect(serialized.url).toBe(`/plants/${'a'.repeat(LOGGED_TEXT_MAX - 8)}${CUT}`);
+});
+
+/** A pino logger with the service's options, writing to `lines`. */
+function serviceLogger(lines: string[]) {
+  const { stream: _stream, ...options } = loggerOptions('info') as LoggerOptions & { stream: unknown };
+  return pino(
+    options,
+    new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    }),
+  );
+}
+
+it("cuts a line's other long texts, and a long error message, but leaves short ones as they are", async () => {
+  const lines: string[] = [];
+  const logger = serviceLogger(lines);
+  const reason = `unknown field ${'f'.repeat(15_000)}`;
+  logger.info({ status: 400, reason, short: 'kept' }, 'request refused');
+  logger.error({ err: new Error(`no such plant ${'p'.repeat(15_000)}`) }, 'request failed');
+  await new Promise((resolve) => setImmediate(resolve));
+  const [refused, failed] = lines.map((text) => JSON.parse(text));
+  expect(refused.reason).toBe(`${reason.slice(0, LOGGED_TEXT_MAX)}...(${reason.length} characters)`);
+  expect(refused.short).toBe('kept');
+  expect(failed.err.message).toMatch(/^no such plant p+\.\.\.\(15014 characters\)$/);
+  expect(failed.err.message).toHaveLength(LOGGED_TEXT_MAX + '...(15014 characters)'.length);
+  expect(failed.err.stack.split('\n')[0]).toBe(`Error: ${failed.err.message}`);
+  expect(lines.every((text) => text.length < 4 * LOGGED_TEXT_MAX)).toBe(true);
 });
