@@ -1,5 +1,7 @@
 // `pnpm start`: compiles what is stale (nothing, on a built tree: a stat of the sources), then becomes the server.
 // process.execve replaces this process, same pid, so the signals a supervisor or pnpm sends reach the server itself.
+// The start script runs this with the pinned Node's own binary (node_modules/node/bin/node), not `node`: on pnpm's PATH
+// that is the node_modules/.bin/node shim, a shell that runs node as its child and keeps the SIGINT pnpm passes on.
 // Run by Node's own type stripping (`node scripts/start.ts`), without tsx: starting stays well under a second.
 import { join } from 'node:path';
 import { buildStale, root, SERVER_BUILDS } from './stale-builds.ts';

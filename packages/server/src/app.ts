@@ -84,7 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
     clientErrorHandler,
     frameworkErrors,
-    serverFactory: httpServerFactory(config),
+    serverFactory: httpServerFactory(config, { warn: (details, message) => app.log.warn(details, message) }),
   });
 
   // Before anything can fail: errors must answer in the contract's Error shape.

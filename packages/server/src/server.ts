@@ -1,11 +1,12 @@
 // Runs the service: opens and migrates the store, listens, and shuts down gracefully on SIGTERM and SIGINT (stop
-// accepting, finish in-flight requests, close the database and Redis). Signals and the shutdown deadline are
-// close-with-grace's; what it does not know about Node's HTTP server is in http/idle-connection-guard.ts.
+// accepting, finish in-flight requests, close the database and Redis). The shutdown deadline is close-with-grace's;
+// what it does not know about Node's HTTP server is in http/idle-connection-guard.ts.
 import { existsSync } from 'node:fs';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { type Config, databaseTimeoutMs } from './config.js';
 import { guardIdleConnections } from './http/idle-connection-guard.js';
+import { flushLog } from './http/logger.js';
 import { createRateLimitRedis } from './http/rate-limit.js';
 import { serveObservability, startObservability } from './observability/start-observability.js';
 import { describeConfiguredDatabase } from './store/describe-database.js';
@@ -27,6 +28,12 @@ const OTHER_EVENTS = [
   'unhandledRejection',
   'beforeExit',
 ] as const;
+
+/**
+ * A terminal's Ctrl-C signals the whole process group, and `pnpm start` passes the SIGINT it got on as well: a signal
+ * within this long of the first is that same one, not a second Ctrl-C.
+ */
+const REPEATED_SIGNAL_MS = 500;
 
 export async function runServer(config: Config): Promise<void> {
   const observability = await startObservability(config);
@@ -70,25 +77,38 @@ export async function runServer(config: Config): Promise<void> {
     throw error;
   });
 
-  closeWithGrace(
+  const shutdown = closeWithGrace(
     {
       delay: config.shutdownTimeoutMs,
-      // SIGTERM and SIGINT only, as before; an uncaught error keeps Node's default (log and exit 1).
-      skip: [...OTHER_EVENTS],
+      // SIGTERM and SIGINT are handled below; an uncaught error keeps Node's default (log and exit 1).
+      skip: [...OTHER_EVENTS, 'SIGINT', 'SIGTERM'],
       logger: { error: (message: unknown) => app.log.error(message) },
       onTimeout: () => app.log.error('shutdown timed out; exiting with requests still open'),
-      // A second signal while draining (a second Ctrl-C) exits at once, with code 1.
-      onSecondSignal: (signal) => app.log.warn({ signal }, 'second signal while shutting down: exiting now'),
     },
-    async ({ signal }) => {
-      app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    async () => {
       guardIdleConnections(app.server);
       // One more turn of the event loop first accepts connections already queued by the kernel, which closing the
       // listener would otherwise reset.
       await new Promise((resolve) => setImmediate(resolve));
       await app.close();
+      // The log's last lines, but never waiting long on a reader that stalled (the exit says what was lost).
+      await flushLog();
     },
   );
+  let stoppingSince: number | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stoppingSince === undefined) {
+      stoppingSince = Date.now();
+      app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+      void shutdown.close();
+    } else if (Date.now() - stoppingSince >= REPEATED_SIGNAL_MS) {
+      // A second signal while draining (a second Ctrl-C) exits at once, with code 1.
+      app.log.warn({ signal }, 'second signal while shutting down: exiting now');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 
   // A port that cannot be bound stops start-up too: close the store, Redis and the metrics listener, so nothing keeps
   // the process alive and a supervisor sees it exit.

@@ -7,14 +7,17 @@ import { runServer } from '../server.js';
 import { type Command, parse, UsageError, withStore } from './command.js';
 import { watchLaunchers } from './launcher-watch.js';
 
-/** A SIGTERM to `pnpm start` or to the node shim ends that launcher only: stop as if it had reached this process. */
+/**
+ * A SIGTERM to `pnpm start` or to the node shim ends that launcher only, and a SIGINT to npx stays with its shell:
+ * stop as if the signal had reached this process.
+ */
 function stopWithLauncher(): void {
   if (isWorker) return;
-  watchLaunchers((launcher) => {
+  watchLaunchers((launcher, event) => {
     console.error(
-      `plant-store: the process that started this one (pid ${launcher.pid}, ${launcher.argv.slice(0, 2).join(' ')}) has ended: shutting down`,
+      `plant-store: the process that started this one (pid ${launcher.pid}, ${launcher.argv.slice(0, 2).join(' ')}) ${event === 'ended' ? 'has ended' : 'was interrupted'}: shutting down`,
     );
-    process.kill(process.pid, 'SIGTERM');
+    process.kill(process.pid, event === 'ended' ? 'SIGTERM' : 'SIGINT');
   });
 }
 

@@ -1,5 +1,5 @@
 // How many connections the API holds at once: fewer than the process may open descriptors, so that running out sheds
-// new connections (Node closes a connection beyond server.maxConnections as soon as it is accepted) while the
+// connections (connection-shares.ts closes one beyond the bound, or an idle one, as soon as it is accepted) while the
 // database, SQLite's files, webhook deliveries, Redis and the metrics listener still get the descriptors they need,
 // and the process never meets EMFILE in the middle of its own work.
 // The bound: the soft RLIMIT_NOFILE (`ulimit -n`, read from /proc/self/limits) less a reserve of a tenth of it, at

@@ -3,11 +3,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
 import { processConnectionBound } from './connection-bound.js';
+import { type ShedLog, shareConnections } from './connection-shares.js';
 
-type Timeouts = Pick<Config, 'requestTimeoutMs' | 'keepAliveTimeoutMs'>;
+type Timeouts = Pick<Config, 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'trustProxy'>;
 
-/** Fastify's serverFactory: a plain node:http server with the configured timeouts. */
-export function httpServerFactory(config: Timeouts) {
+/** Fastify's serverFactory: a plain node:http server with the configured timeouts; `log` hears what is shed. */
+export function httpServerFactory(config: Timeouts, log: ShedLog) {
   const maxConnections = processConnectionBound();
   return (handler: (request: IncomingMessage, response: ServerResponse) => void) => {
     const server = createServer(
@@ -21,8 +22,8 @@ export function httpServerFactory(config: Timeouts) {
       handler,
       // With a listener here Node no longer answers `Expect: 100-continue` by itself: see expect-continue.ts.
     ).on('checkContinue', handler);
-    // Below the descriptor limit: see connection-bound.ts.
-    if (maxConnections !== undefined) server.maxConnections = maxConnections;
+    // Below the descriptor limit (connection-bound.ts), shared between addresses (connection-shares.ts).
+    if (maxConnections !== undefined) shareConnections(server, maxConnections, config.trustProxy === false, log);
     return server;
   };
 }

@@ -6,6 +6,7 @@
 // its generic serialization of the line were most of it. So a request's logger is made only when the request writes
 // something beside its access line (a refusal's reason, an error), and the access line, whose fields are fixed, is
 // written as text straight to pino's stream, in the very shape pino gives it (test/http/unit/access-log.test.ts).
+import { hostname } from 'node:os';
 import {
   type FastifyBaseLogger,
   type FastifyReply,
@@ -13,73 +14,152 @@ import {
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
-import { type Bindings, type ChildLoggerOptions, destination, type LevelWithSilent, type Logger, symbols } from 'pino';
+import {
+  type Bindings,
+  type ChildLoggerOptions,
+  type LevelWithSilent,
+  type Logger,
+  stdSerializers,
+  symbols,
+} from 'pino';
 import type { LogLevel } from '../config.js';
 import { redactQuery } from './url-redaction.js';
 
+const text = JSON.stringify;
+
 /**
  * Standard output for log lines, written without waiting for each write: lines gather for at most FLUSH_MS, or until
- * FLUSH_BYTES of them wait, and are then handed to pino's destination (sonic-boom) together, which writes them while
- * the next batch gathers. Under load that is one write of tens of kilobytes instead of one per turn of the event loop
- * (a write per turn was the larger part of what the access log cost the hot read); a quiet service's line reaches
- * the output within FLUSH_MS. What is unwritten when the process exits is written then, synchronously; a process
- * killed outright (SIGKILL, out of memory) loses at most the last FLUSH_MS of lines.
+ * FLUSH_BYTES of them wait, and are then handed to process.stdout together, which writes them while the next batch
+ * gathers (to a pipe without blocking: Node writes what the pipe takes and queues the rest). Under load that is one
+ * write of tens of kilobytes instead of one per turn of the event loop (a write per turn was the larger part of what
+ * the access log cost the hot read); a quiet service's line reaches the output within FLUSH_MS.
+ *
+ * While standard output does not drain (a stalled reader), at most LOG_BUFFER_BYTES wait in memory: lines beyond it
+ * are dropped, counted (plant_store_log_lines_dropped_total) and, once the output drains, reported in one line saying
+ * how many and since when. Nothing ever waits on the reader: shutdown gives the output FINAL_FLUSH_MS to take what is
+ * left (flushLog), and at exit whatever it still holds is lost, said on standard error. A process killed outright
+ * (SIGKILL, out of memory) loses at most the last FLUSH_MS of lines besides what the output held.
  */
 const FLUSH_MS = 10;
 // Counted in characters, which are the bytes of the log's JSON lines but for the rare non-ASCII one.
 const FLUSH_BYTES = 64 * 1024;
 const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
+/** How long shutdown waits for standard output to take the log's last lines. */
+export const FINAL_FLUSH_MS = 1_000;
+/** The most characters of a caller-chosen text (a URL, an address) a log line repeats; the rest is cut. */
+export const LOGGED_TEXT_MAX = 1_024;
 
-class BatchedOutput {
+/** Log lines dropped by this process because standard output did not take them (read by /metrics). */
+export const logDrops = { lines: 0 };
+
+/** A caller-chosen text as a log line repeats it: at most LOGGED_TEXT_MAX characters, then how long it was. */
+export function cutForLog(text: string): string {
+  return text.length <= LOGGED_TEXT_MAX ? text : `${text.slice(0, LOGGED_TEXT_MAX)}...(${text.length} characters)`;
+}
+
+export class BatchedOutput {
   #pending = '';
   #timer: NodeJS.Timeout | undefined;
-  // At most LOG_BUFFER_BYTES wait in memory: while standard output does not drain (a stalled reader), lines beyond
-  // it are dropped rather than held without bound.
-  readonly #out = destination({ dest: 1, sync: false, maxLength: LOG_BUFFER_BYTES });
+  #broken = false;
+  /** Lines dropped since the output last drained, and when the first of them was. */
+  #dropped = 0;
+  #droppedSince = 0;
 
-  constructor() {
-    // Before pino's own exit handler, which writes what sonic-boom holds and ends it.
-    process.prependListener('exit', () => this.#flush(true));
+  constructor(
+    private readonly out: NodeJS.WritableStream & { readonly writableLength: number } = process.stdout,
+    private readonly limit = LOG_BUFFER_BYTES,
+  ) {
+    // Standard output closed (EPIPE): lines have nowhere to go, and the service goes on.
+    out.on('error', () => {
+      this.#broken = true;
+    });
+    out.on('drain', () => this.#reportDrops());
   }
 
   write(line: string): boolean {
+    if (this.#broken || this.out.writableLength + this.#pending.length + line.length > this.limit) {
+      if (this.#dropped === 0) this.#droppedSince = Date.now();
+      this.#dropped += 1;
+      logDrops.lines += 1;
+      return true;
+    }
     this.#pending += line;
     if (this.#pending.length >= FLUSH_BYTES) {
-      this.#flush(false);
+      this.#flush();
     } else if (this.#timer === undefined) {
-      // Unref'd: a line waiting to be written never keeps the process alive (the exit handler writes it).
+      // Unref'd: a line waiting to be written never keeps the process alive (the exit handler hands it over).
       this.#timer = setTimeout(this.#handOver, FLUSH_MS);
       this.#timer.unref();
     }
     return true;
   }
 
-  readonly #handOver = () => this.#flush(false);
+  readonly #handOver = () => this.#flush();
 
-  #flush(now: boolean): void {
+  #flush(): void {
     if (this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    const text = this.#pending;
+    const batch = this.#pending;
     this.#pending = '';
-    // sonic-boom is destroyed once its descriptor failed (standard output closed): lines then have nowhere to go.
-    if ((this.#out as unknown as { destroyed: boolean }).destroyed) return;
-    if (text !== '') this.#out.write(text);
-    if (!now) return;
-    try {
-      this.#out.flushSync();
-    } catch {
-      // Standard output is gone or will not take more (EPIPE, EAGAIN): the process is exiting anyway.
-    }
+    if (batch !== '' && !this.#broken) this.out.write(batch);
+  }
+
+  /** The output drained: say how many lines were dropped before, and since when. */
+  #reportDrops(): void {
+    if (this.#dropped === 0) return;
+    const line =
+      `{"level":40,"time":${Date.now()},"pid":${process.pid},"hostname":${text(hostname())},` +
+      `"dropped":${this.#dropped},"since":${text(new Date(this.#droppedSince).toISOString())},` +
+      `"msg":"log lines dropped: standard output did not take them"}\n`;
+    this.#dropped = 0;
+    this.write(line);
+  }
+
+  /** Resolves once the output took every line, or after `deadlineMs`, whichever is first. */
+  drained(deadlineMs: number): Promise<void> {
+    this.#flush();
+    if (this.#broken || this.out.writableLength === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.out.off('drain', done);
+        resolve();
+      };
+      const timer = setTimeout(done, deadlineMs);
+      this.out.once('drain', done);
+    });
+  }
+
+  /** At exit: hand the last lines over (the output takes what it can at once) and say on stderr what is lost. */
+  exit(): void {
+    this.#flush();
+    const unwritten = this.#broken ? 0 : this.out.writableLength;
+    if (unwritten === 0 && this.#dropped === 0) return;
+    const dropped =
+      this.#dropped > 0 ? `; ${this.#dropped} lines dropped since ${new Date(this.#droppedSince).toISOString()}` : '';
+    process.stderr.write(
+      `plant-store: log lost at exit: standard output did not take the last ${unwritten} bytes${dropped}\n`,
+    );
   }
 }
 
 let output: BatchedOutput | undefined;
 
 function standardOutput(): BatchedOutput {
-  output ??= new BatchedOutput();
+  if (output === undefined) {
+    const created = new BatchedOutput();
+    // Before any other exit handler: what is lost is said while standard error still takes it.
+    process.prependListener('exit', () => created.exit());
+    output = created;
+  }
   return output;
+}
+
+/** Gives standard output at most FINAL_FLUSH_MS to take the log's lines (shutdown waits for this, then exits). */
+export function flushLog(deadlineMs = FINAL_FLUSH_MS): Promise<void> {
+  return output?.drained(deadlineMs) ?? Promise.resolve();
 }
 
 export function loggerOptions(level: LogLevel): FastifyServerOptions['logger'] {
@@ -91,12 +171,36 @@ export function loggerOptions(level: LogLevel): FastifyServerOptions['logger'] {
     serializers: {
       // A token sent in the query string is refused, and must not reach the log either.
       req: (request: FastifyRequest) => ({
-        method: request.method,
-        url: redactQuery(request.url),
-        remoteAddress: request.ip,
+        method: cutForLog(request.method),
+        url: cutForLog(redactQuery(request.url)),
+        remoteAddress: cutForLog(request.ip),
       }),
+      err: cutError,
     },
+    // A line's other texts may be the caller's too (a refusal's reason names what it sent): cut them as well.
+    formatters: { log: cutTexts },
   };
+}
+
+/** A line's fields with every text longer than LOGGED_TEXT_MAX cut (a copy when one is). */
+export function cutTexts(fields: Record<string, unknown>): Record<string, unknown> {
+  let cut: Record<string, unknown> | undefined;
+  for (const key in fields) {
+    const value = fields[key];
+    if (typeof value === 'string' && value.length > LOGGED_TEXT_MAX) {
+      cut ??= { ...fields };
+      cut[key] = cutForLog(value);
+    }
+  }
+  return cut ?? fields;
+}
+
+/** pino's error serializer, with a long message cut (in the stack's first line too). */
+function cutError(error: Error) {
+  const serialized = stdSerializers.err(error);
+  if (serialized.message.length <= LOGGED_TEXT_MAX) return serialized;
+  const message = cutForLog(serialized.message);
+  return { ...serialized, message, stack: serialized.stack.replace(serialized.message, message) };
 }
 
 const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const;
@@ -178,8 +282,6 @@ export function requestLog(
   return new RequestLog(logger as Logger, bindings, options) as unknown as FastifyBaseLogger;
 }
 
-const text = JSON.stringify;
-
 /**
  * The access line of a request, as pino writes `log.info({ req, res, responseTime }, 'request completed')` with the
  * serializers above: the same keys in the same order, so a reader of the log cannot tell which wrote it.
@@ -195,8 +297,8 @@ export function accessLine(
   let line = `{"level":30,"time":${time}${(root as unknown as Record<symbol, string>)[symbols.chindingsSym]}`;
   for (const key in bindings) line += `,${text(key)}:${text(bindings[key])}`;
   return (
-    `${line},"req":{"method":${text(request.method)},"url":${text(redactQuery(request.url))},` +
-    `"remoteAddress":${text(request.ip)}},"res":{"statusCode":${statusCode}},"responseTime":${responseTime},` +
+    `${line},"req":{"method":${text(cutForLog(request.method))},"url":${text(cutForLog(redactQuery(request.url)))},` +
+    `"remoteAddress":${text(cutForLog(request.ip))}},"res":{"statusCode":${statusCode}},"responseTime":${responseTime},` +
     `"msg":"request completed"}\n`
   );
 }

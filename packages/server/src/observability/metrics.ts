@@ -2,6 +2,8 @@
 // OpenTelemetry semantic conventions in Prometheus form, the store, the SQLite group commit and page cache, the
 // PostgreSQL pool, and prom-client's process defaults (CPU, memory, GC, event-loop lag). The README lists them.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { connectionSheds, type ShedReason } from '../http/connection-shares.js';
+import { logDrops } from '../http/logger.js';
 import type { Store } from '../store/store.js';
 import { FastHistogram } from './fast-histogram.js';
 
@@ -45,6 +47,25 @@ export function createMetrics(): Metrics {
     registers,
     collect() {
       this.set(inFlight.count);
+    },
+  });
+  totalCounter(
+    'plant_store_log_lines_dropped_total',
+    'Log lines dropped because standard output did not take them (a stalled reader); the log says when it flows again',
+    registers,
+    () => logDrops.lines,
+  );
+  const shedSeen: Record<ShedReason, number> = { address_share: 0, idle: 0, full: 0 };
+  new Counter({
+    name: 'plant_store_connections_shed_total',
+    help: 'Connections closed to share the connection slots: beyond an address share, idle ones making room, or all busy',
+    labelNames: ['reason'],
+    registers,
+    collect() {
+      for (const reason of Object.keys(shedSeen) as ShedReason[]) {
+        this.inc({ reason }, connectionSheds[reason] - shedSeen[reason]);
+        shedSeen[reason] = connectionSheds[reason];
+      }
     },
   });
   return {

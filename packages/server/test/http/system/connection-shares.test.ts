@@ -1,0 +1,105 @@
+// One address cannot hold every connection slot: with `ulimit -n 256` (192 slots, a share of 48 per address), 200
+// silent sockets from 127.0.0.2 are held 48 at most, and authenticated requests from 127.0.0.1 keep being answered;
+// what is shed is counted on /metrics and logged. Then, with every slot taken by silent sockets from many addresses,
+// a new client still gets in: a silent connection gives its slot up.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from '@plant-store/test-kit';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BIN, type ServerProcess, startServerProcess, tokenIn } from '../../support/process.js';
+
+const LIMIT = 256;
+const SLOTS = 192;
+const SHARE = 48;
+
+let dir: string;
+let server: ServerProcess;
+let token: string;
+let metricsUrl: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'plant-store-shares-'));
+  const databaseUrl = `sqlite:${join(dir, 'plants.db')}`;
+  token = await tokenIn(databaseUrl, 'alice');
+  server = await startServerProcess(
+    { DATABASE_URL: databaseUrl, METRICS_PORT: '0' },
+    [],
+    // The limit applies to the server alone: the shell sets it, then becomes node.
+    { command: ['sh', '-c', `ulimit -n ${LIMIT} && exec "$0" "$@"`, process.execPath, BIN] },
+  );
+  metricsUrl = /Metrics listening at (http:\/\/127\.0\.0\.1:\d+)\/metrics/.exec(server.output())![1]!;
+});
+afterAll(async () => {
+  if (server?.child.exitCode === null) {
+    server.child.kill('SIGKILL');
+    await server.exited;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A socket that connects from `from` and sends nothing. */
+function openSilent(from: string): Promise<Socket> {
+  const { port } = new URL(server.url);
+  return new Promise((resolve) => {
+    const socket = connect({ port: Number(port), host: '127.0.0.1', localAddress: from });
+    socket.on('error', () => {});
+    socket.once('connect', () => resolve(socket));
+    socket.once('close', () => resolve(socket));
+  });
+}
+
+async function authenticated(): Promise<number> {
+  const response = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+async function shed(reason: string): Promise<number> {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+  return Number(new RegExp(`^plant_store_connections_shed_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+}
+
+it('holds one address to its share, and keeps answering the others', async () => {
+  const silent = await Promise.all(Array.from({ length: 200 }, () => openSilent('127.0.0.2')));
+  await waitFor(
+    'the connections beyond the share to be closed',
+    () => silent.filter((s) => s.destroyed).length >= 152,
+    {
+      timeoutMs: 10_000,
+      everyMs: 50,
+    },
+  );
+  expect(silent.filter((socket) => !socket.destroyed)).toHaveLength(SHARE);
+
+  const statuses = await Promise.all(Array.from({ length: 15 }, authenticated));
+  expect(statuses).toEqual(Array(15).fill(200));
+  expect(await shed('address_share')).toBe(152);
+  await waitFor('the shedding to be logged', () => /"msg":"connections shed/.test(server.output()), {
+    timeoutMs: 15_000,
+    everyMs: 100,
+  });
+  const line = JSON.parse(
+    server
+      .output()
+      .split('\n')
+      .find((text) => text.includes('"connections shed'))!,
+  );
+  expect(line).toMatchObject({ level: 40, slots: SLOTS, share: SHARE, busiest: '127.0.0.2', held: SHARE });
+  for (const socket of silent) socket.destroy();
+}, 60_000);
+
+it('gives a new client the slot of a silent connection when every slot is taken', async () => {
+  // Every slot, 48 at a time from four addresses.
+  const silent: Socket[] = [];
+  for (const from of ['127.0.0.3', '127.0.0.4', '127.0.0.5', '127.0.0.6']) {
+    silent.push(...(await Promise.all(Array.from({ length: SHARE }, () => openSilent(from)))));
+  }
+  // Less the few connections still open from the test before (fetch keeps them alive).
+  expect(silent.filter((socket) => !socket.destroyed).length).toBeGreaterThan(SLOTS - 20);
+  const before = await shed('idle');
+  const statuses = await Promise.all(Array.from({ length: 15 }, authenticated));
+  expect(statuses).toEqual(Array(15).fill(200));
+  expect(await shed('idle')).toBeGreaterThan(before);
+  for (const socket of silent) socket.destroy();
+}, 60_000);
