@@ -1,7 +1,8 @@
 // The PostgreSQL store: a connection pool, exact BIGINT ids (sent and read as text, never as a rounding number),
 // migrations under an advisory lock so instances starting together apply them once, and 503s while it is down.
-// Reads are answered from byte-bounded caches (pages, token records) while the change feed is live; creates are
-// group-committed (create-batch.ts); every write NOTIFYs the other instances in its own transaction.
+// Reads are answered from byte-bounded caches: pages once the read barrier (read-barrier.ts) found their owner's
+// version unchanged, token records while the change feed is live; creates are group-committed (create-batch.ts);
+// every write NOTIFYs the other instances in its own transaction.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { DEFAULT_PAGE_CACHE_BYTES, PageCache, pageChangedBy } from '../page-cache.js';
@@ -20,6 +21,7 @@ import { quoteIdent } from './identifier.js';
 import { postgresMigrations } from './migrations.js';
 import { createPostgresOutbox } from './outbox.js';
 import { DEFAULT_POOL_SIZE } from './pool-size.js';
+import { ReadBarrier } from './read-barrier.js';
 
 // Any 64-bit key; the lock only serialises this service's migrations.
 const MIGRATION_LOCK = 7_164_217_400_118_001;
@@ -45,14 +47,6 @@ const TOKEN_CACHE_BYTES = 4 * 1024 * 1024;
 type CachedToken = TokenRecord & { secretHash: Buffer };
 const tokenBytes = (token: CachedToken) => 2 * (token.id.length + token.subject.length) + 64 + 256;
 
-/** Generation counters of owners, hashed into a fixed number of buckets so the table never grows. */
-const BUCKETS = 1024;
-function bucketOf(owner: string): number {
-  let hash = 2166136261;
-  for (let i = 0; i < owner.length; i++) hash = Math.imul(hash ^ owner.charCodeAt(i), 16777619);
-  return (hash >>> 0) % BUCKETS;
-}
-
 // One page as JSON built by PostgreSQL, its last id, and whether one more row follows: one statement.
 const LIST_PLANTS = `SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('name', name, 'tag', tag)) ORDER BY id)
            FILTER (WHERE n <= $3), '[]'::jsonb)::text AS json,
@@ -62,6 +56,9 @@ const LIST_PLANTS = `SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_obj
   FROM (SELECT id, name, tag, row_number() OVER (ORDER BY id) AS n FROM plants
         WHERE owner = $1 AND ($2::bigint IS NULL OR id > $2::bigint)
         ORDER BY id LIMIT $3 + 1) AS page`;
+
+// The read barrier's check: the current versions of a batch of owners (an owner with no row has version '0').
+const READ_VERSIONS = 'SELECT owner, version::text AS version FROM owner_versions WHERE owner = ANY($1)';
 
 // The delete moves the owner's version in its own statement (so its transaction), as every create does.
 const DELETE_PLANT = `WITH deleted AS (DELETE FROM plants WHERE owner = $1 AND id = $2 RETURNING owner),
@@ -167,12 +164,16 @@ export function openPostgresStore({
     }
   }
 
-  // Caches, trusted only while the feed is live. A read fetched while its owner's generation (or the epoch) moved
-  // may predate a change it was told about, so it is answered but not cached.
+  // Pages are answered once the read barrier found their owner's version unchanged, whatever the feed says; token
+  // records only while the feed is live. A token read while the epoch moved may predate a revocation it was told
+  // about, so it is answered but not cached.
   const channel = channelFor(schema);
   const pages = new PageCache(pageCacheBytes);
   const tokens = new PageCache<CachedToken>(TOKEN_CACHE_BYTES, tokenBytes);
-  const generations = new Uint32Array(BUCKETS);
+  const barrier = new ReadBarrier(async (owners) => {
+    const result = await query<{ owner: string; version: string }>(READ_VERSIONS, [owners]);
+    return new Map(result.rows.map((row) => [row.owner, row.version]));
+  });
   let epoch = 0;
   const origin = randomBytes(6).toString('hex');
   const feed = new ChangeFeed({
@@ -181,14 +182,10 @@ export function openPostgresStore({
     origin,
     timeoutMs,
     onChange(change) {
+      // Another instance's write to plants frees the owner's pages early (the barrier would refuse them anyway).
       if (change?.kind === 'plants') {
         pages.forget(change.owner);
-        generations[bucketOf(change.owner)]!++;
-      } else if (change?.kind === 'tokens') {
-        tokens.clear();
-        epoch++;
       } else {
-        pages.clear();
         tokens.clear();
         epoch++;
       }
@@ -196,7 +193,7 @@ export function openPostgresStore({
   });
   // The feed starts with the first read, so one-off commands (the CLI) never open it.
   let feedStarted = false;
-  const cacheLive = () => {
+  const feedLive = () => {
     if (!feedStarted) {
       feedStarted = true;
       void feed.start();
@@ -204,12 +201,12 @@ export function openPostgresStore({
     return feed.live;
   };
   /** The token record for a secret's hash while the caches are trusted and hold it. */
-  const cachedToken = (secretHash: Buffer) => (cacheLive() ? tokens.get('', secretHash.toString('latin1')) : undefined);
-  // This instance's own writes forget only the pages they may alter, and move the others' version (other instances'
-  // forget the owner's pages).
-  const changedLocally = (owner: string, change: 'create' | 'delete', id: bigint, version: string) => {
-    pages.afterWrite(owner, version, (page, after) => pageChangedBy(change, id, page, after));
-    generations[bucketOf(owner)]!++;
+  const cachedToken = (secretHash: Buffer) => (feedLive() ? tokens.get('', secretHash.toString('latin1')) : undefined);
+  // This instance's own writes forget only the pages they may alter, and move the others' version when no other write
+  // came between (each created or deleted plant moves its owner's version by one).
+  const changedLocally = (owner: string, change: 'create' | 'delete', ids: readonly bigint[], version: string) => {
+    const from = String(BigInt(version) - BigInt(ids.length));
+    pages.afterWrite(owner, from, version, (page, after) => ids.some((id) => pageChangedBy(change, id, page, after)));
   };
 
   // Creates group-committed with their webhook events (outbox.ts): one statement, one commit per batch.
@@ -248,11 +245,11 @@ export function openPostgresStore({
   // A batch's new plants update the caches as soon as it has committed, before any of its creates is answered.
   const creates = new CreateBatch(async (rows) => {
     const result = await outbox.createBatchWithEvents(rows, channel, notifyPrefix(origin));
+    const created = new Map<string, bigint[]>();
     for (const { owner, plant } of rows) {
-      if (result.inserted.has(rowKey(owner, plant.id))) {
-        changedLocally(owner, 'create', plant.id, result.versions.get(owner)!);
-      }
+      if (result.inserted.has(rowKey(owner, plant.id))) created.set(owner, [...(created.get(owner) ?? []), plant.id]);
     }
+    for (const [owner, ids] of created) changedLocally(owner, 'create', ids, result.versions.get(owner)!);
     return result;
   });
 
@@ -283,13 +280,14 @@ export function openPostgresStore({
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
         const key = `${limit}:${after ?? ''}`;
-        const live = cacheLive();
-        if (live) {
-          const cached = pages.get(owner, key);
-          if (cached) return cached;
-        }
-        const bucket = bucketOf(owner);
-        const seen = [generations[bucket], epoch];
+        // A cached page as new as the database when the request asked (or newer: this instance's own later write).
+        const current = await barrier.version(owner);
+        const cached = pages.get(
+          owner,
+          key,
+          (page) => page.version === current || BigInt(page.version) > BigInt(current),
+        );
+        if (cached) return cached;
         const result = await query<{ json: string; last_id: string | null; has_more: boolean; version: string | null }>(
           LIST_PLANTS,
           [owner, after === undefined ? null : after.toString(), limit],
@@ -302,8 +300,7 @@ export function openPostgresStore({
           hasMore: row.has_more,
           version: row.version ?? '0',
         };
-        if (live && feed.live && seen[0] === generations[bucket] && seen[1] === epoch)
-          pages.set(owner, key, page, after);
+        pages.set(owner, key, page, after);
         return page;
       },
       async delete(owner, id) {
@@ -314,7 +311,7 @@ export function openPostgresStore({
         );
         const version = result.rows[0]?.version;
         if (version === undefined) return false;
-        changedLocally(owner, 'delete', id, version);
+        changedLocally(owner, 'delete', [id], version);
         return true;
       },
     },
