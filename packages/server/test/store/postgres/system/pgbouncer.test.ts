@@ -6,7 +6,10 @@ import { promisify } from 'node:util';
 import { createTestDatabase, POSTGRES_URL, type TestDatabase } from '@plant-store/test-kit';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { issueToken } from '../../../../src/auth/tokens.js';
+import { openStore } from '../../../../src/store/open-store.js';
 import { postgresMigrations } from '../../../../src/store/postgres/migrations.js';
+import { conformance } from '../../../support/conformance-run.js';
 import { type PgBouncer, startPgBouncer } from '../../../support/pgbouncer.js';
 import { BIN, type ServerProcess, startServerProcess, stopAll, tokenIn } from '../../../support/process.js';
 import { backgroundLists, probeReadYourWrites, sendOnce } from '../../../support/read-your-writes.js';
@@ -80,7 +83,29 @@ describe('behind PgBouncer in transaction mode', () => {
     const [a, b] = await Promise.all([start(env, ['--workers', '2']), start(env)]);
     expect(await migrationsIn(schema)).toBe(postgresMigrations.length);
     await exercise([a!.url, b!.url], url);
-  }, 120_000);
+    // The black-box suite, against the workers behind PgBouncer.
+    const store = await openStore(url);
+    const issue = async (subject: string, scopes?: ['read']) =>
+      (await issueToken(store.tokens, { subject, ...(scopes ? { scopes } : {}) })).token;
+    const [alice, bob, reader] = await Promise.all([
+      issue('conformance-alice'),
+      issue('conformance-bob'),
+      issue('conformance-reader', ['read']),
+    ]).finally(() => store.close());
+    const run = await conformance([
+      '--base-url',
+      a!.url,
+      '--token',
+      alice,
+      '--second-token',
+      bob,
+      '--read-token',
+      reader,
+      '--requests',
+      '60',
+    ]);
+    expect(run.code, run.output).toBe(0);
+  }, 180_000);
 
   it('names the startup parameter PgBouncer refused when start-up fails', async () => {
     const { url } = schemaBehindBouncer();
