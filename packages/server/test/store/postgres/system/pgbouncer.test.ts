@@ -92,18 +92,8 @@ describe('behind PgBouncer in transaction mode', () => {
       issue('conformance-bob'),
       issue('conformance-reader', ['read']),
     ]).finally(() => store.close());
-    const run = await conformance([
-      '--base-url',
-      a!.url,
-      '--token',
-      alice,
-      '--second-token',
-      bob,
-      '--read-token',
-      reader,
-      '--requests',
-      '60',
-    ]);
+    const flags = { 'base-url': a!.url, token: alice, 'second-token': bob, 'read-token': reader, requests: '60' };
+    const run = await conformance(Object.entries(flags).flatMap(([flag, value]) => [`--${flag}`, value]));
     expect(run.code, run.output).toBe(0);
   }, 180_000);
 
