@@ -37,6 +37,11 @@ export interface Config {
   readonly databaseUrl: string;
   /** Where databaseUrl came from: the environment, or the default (DATABASE_URL unset or empty). */
   readonly databaseUrlFrom: 'DATABASE_URL' | 'default';
+  /**
+   * PostgreSQL: the same database reached directly (DATABASE_DIRECT_URL), for what needs a session when DATABASE_URL
+   * is a transaction pooler: migrations and the change feed's LISTEN; null runs them on DATABASE_URL.
+   */
+  readonly databaseDirectUrl: string | null;
   /** SQLite: share one commit (one fsync) among concurrent writes; false commits each write alone. */
   readonly sqliteGroupCommit: boolean;
   /** Connections in the PostgreSQL pool (per process). */
@@ -186,6 +191,18 @@ function databaseUrl(raw: string | undefined): string {
   );
 }
 
+function databaseDirectUrl(raw: string | undefined, database: string): string | null {
+  const value = raw?.trim();
+  if (!value) return null;
+  if (!/^postgres(ql)?:\/\/.+/.test(value)) {
+    throw new ConfigError(`DATABASE_DIRECT_URL must be postgres://user@host:port/database, got "${value}"`);
+  }
+  if (!/^postgres(ql)?:\/\//.test(database)) {
+    throw new ConfigError('DATABASE_DIRECT_URL is for a PostgreSQL DATABASE_URL (behind a pooler), not this one');
+  }
+  return value;
+}
+
 function origins(raw: string | undefined): string[] {
   if (!raw?.trim()) return [];
   return raw.split(',').map((origin) => {
@@ -312,11 +329,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const rateLimitMax = integer(env, 'RATE_LIMIT_MAX', 1200, 0, 1_000_000_000);
   const rateLimitWindowMs = integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1, 86_400_000);
   const anonymousMax = integer(env, 'RATE_LIMIT_ANONYMOUS_MAX', 600, 0, 1_000_000_000);
+  const database = databaseUrl(env.DATABASE_URL);
   return Object.freeze({
     host: env.HOST?.trim() || '127.0.0.1',
     port: integer(env, 'PORT', 3000, 0, 65535),
-    databaseUrl: databaseUrl(env.DATABASE_URL),
+    databaseUrl: database,
     databaseUrlFrom: env.DATABASE_URL?.trim() ? 'DATABASE_URL' : 'default',
+    databaseDirectUrl: databaseDirectUrl(env.DATABASE_DIRECT_URL, database),
     sqliteGroupCommit: boolean(env, 'SQLITE_GROUP_COMMIT', true),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     redisUrl: redisUrl(env.REDIS_URL),

@@ -42,6 +42,7 @@ export async function runServer(config: Config): Promise<void> {
   const store = await openStore(config.databaseUrl, {
     ...(observability.metrics ? { onGroupCommit: observability.metrics.groupCommitBatch } : {}),
     poolSize: config.databasePoolSize,
+    directUrl: config.databaseDirectUrl,
     groupCommit: config.sqliteGroupCommit,
     pageCacheBytes: config.pageCacheBytes,
     timeoutMs: databaseTimeoutMs(config.requestTimeoutMs),

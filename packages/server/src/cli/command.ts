@@ -68,7 +68,11 @@ export async function withStore<T>(
   work: (store: Store, applied: number[]) => Promise<T>,
   { recreateLost = false } = {},
 ): Promise<T> {
-  const store = await openStore(config.databaseUrl, { poolSize: 2, recreateLost });
+  const store = await openStore(config.databaseUrl, {
+    poolSize: 2,
+    directUrl: config.databaseDirectUrl,
+    recreateLost,
+  });
   try {
     const applied = await store.migrate();
     return await work(store, applied);

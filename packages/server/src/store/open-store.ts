@@ -7,6 +7,8 @@ import type { Store } from './store.js';
 export interface OpenOptions {
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /** PostgreSQL: the database reached directly, for migrations and the change feed (DATABASE_DIRECT_URL). */
+  directUrl?: string | null;
   /** PostgreSQL: deadline of each database call in ms (pool acquisition and statement). */
   timeoutMs?: number;
   /** SQLite group commit (default on). */
@@ -58,6 +60,7 @@ async function openPostgres(databaseUrl: string, options: OpenOptions): Promise<
   const { openPostgresStore } = await import('./postgres/postgres-store.js');
   return openPostgresStore({
     url: databaseUrl,
+    ...(options.directUrl ? { directUrl: options.directUrl } : {}),
     ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),

@@ -57,10 +57,11 @@ export class PageCache<Value = PlantPage> {
     this.#sizeOf = sizeOf;
   }
 
-  get(owner: string, key: string): Value | undefined {
+  /** The cached value, when there is one and `usable` (default: any) accepts it; anything else counts as a miss. */
+  get(owner: string, key: string, usable?: (value: Value) => boolean): Value | undefined {
     const id = PageCache.#id(owner, key);
     const entry = this.#pages.get(id);
-    if (!entry) {
+    if (!entry || (usable && !usable(entry.page))) {
       this.#misses++;
       return undefined;
     }
@@ -96,14 +97,16 @@ export class PageCache<Value = PlantPage> {
   }
 
   /**
-   * After a write that moved the owner's data `version`: forgets the pages `changed` says it may have altered, and
-   * gives the others that version (their content is the same, but their ETag must move with every write, so a client
-   * holding the old tag gets the page again and the new tag).
+   * After a write that moved the owner's data version from `from` to `to`: a page at `from` that `changed` says it
+   * cannot have altered gets `to` (its content is the same, but its ETag must move with every write, so a client
+   * holding the old tag gets the page again and the new tag); every other page older than `to` is forgotten (it may
+   * miss this write, or one by another process between its version and `from`). Pages read after the write stay.
    */
   afterWrite(
     this: PageCache<PlantPage>,
     owner: string,
-    version: string,
+    from: string,
+    to: string,
     changed: (page: PlantPage, after: bigint | undefined) => boolean,
   ): void {
     const keys = this.#keysByOwner.get(owner);
@@ -111,8 +114,8 @@ export class PageCache<Value = PlantPage> {
     for (const id of [...keys]) {
       const entry = this.#pages.get(id);
       if (!entry) continue;
-      if (changed(entry.page, entry.after)) this.#remove(id);
-      else if (BigInt(entry.page.version) < BigInt(version)) entry.page = { ...entry.page, version };
+      if (entry.page.version === from && !changed(entry.page, entry.after)) entry.page = { ...entry.page, version: to };
+      else if (BigInt(entry.page.version) < BigInt(to)) this.#remove(id);
     }
   }
 

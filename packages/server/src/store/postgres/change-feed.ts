@@ -1,9 +1,10 @@
 // The PostgreSQL store's change feed: one dedicated connection LISTENs on the schema's channel, and every commit
 // that changes plants or tokens sends a NOTIFY in its own transaction (delivered at commit, to every instance). The
-// caches of an instance are trusted only while its feed is live: from the moment it received its own first
+// token cache of an instance is trusted only while its feed is live: from the moment it received its own first
 // heartbeat notification on the channel (so notifications demonstrably reach it, not merely its connection) until
-// the connection fails or a heartbeat does not come back in time. While it is down, the store reads through to the
-// database, and it empties its caches when the feed comes back, since notifications sent meanwhile were lost.
+// the connection fails or a heartbeat does not come back in time. While it is down, the store reads tokens through to
+// the database, and it empties that cache when the feed comes back, since notifications sent meanwhile were lost.
+// (Pages do not depend on it: the read barrier checks them; a plant's NOTIFY only frees its owner's pages early.)
 import pg from 'pg';
 import { quoteIdent } from './identifier.js';
 

@@ -16,11 +16,7 @@ import { type ClaimedDelivery, IDEMPOTENCY_TTL_MS, type WebhookRepository } from
 import { type BatchResult, type BatchRow, rowKey } from './create-batch.js';
 import { TRIM_OLDEST_KEYS } from './idempotency-bound.js';
 
-type Query = <Row extends pg.QueryResultRow>(
-  text: string,
-  values?: unknown[],
-  name?: string,
-) => Promise<pg.QueryResult<Row>>;
+type Query = <Row extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<Row>>;
 
 export interface PostgresOutbox {
   /**
@@ -165,7 +161,7 @@ export function createPostgresOutbox(query: Query, transaction: Transaction): Po
     },
     async hasDue(now, perSubscription) {
       // From the subscriptions (few) through the per-subscription indexes: an open circuit's backlog is never scanned.
-      const result = await query(HAS_DUE, [now, perSubscription], 'webhooks_has_due');
+      const result = await query(HAS_DUE, [now, perSubscription]);
       return result.rowCount === 1;
     },
     async claimDue(now, leaseUntil, limit, perSubscription) {
@@ -173,19 +169,15 @@ export function createPostgresOutbox(query: Query, transaction: Transaction): Po
         // Locking the subscriptions first (one claimer per queue at a time) makes counting a queue's leases and
         // leasing more atomic across instances: the next statement's snapshot sees every lease committed by the
         // claimer that held the lock before.
-        const locked = await run<SubscriptionRow>(LOCK_QUEUES, [now], 'webhooks_lock_queues');
+        const locked = await run<SubscriptionRow>(LOCK_QUEUES, [now]);
         if (locked.rows.length === 0) return [];
-        const claimed = await run<DeliveryRow & { payload: string }>(
-          CLAIM,
-          [
-            now,
-            locked.rows.map((row) => row.id),
-            locked.rows.map((row) => leaseRoom(row.circuit_open_until, 0, perSubscription, now)),
-            leaseUntil,
-            limit,
-          ],
-          'webhooks_claim',
-        );
+        const claimed = await run<DeliveryRow & { payload: string }>(CLAIM, [
+          now,
+          locked.rows.map((row) => row.id),
+          locked.rows.map((row) => leaseRoom(row.circuit_open_until, 0, perSubscription, now)),
+          leaseUntil,
+          limit,
+        ]);
         const byId = new Map(locked.rows.map((row) => [row.id, row]));
         return claimed.rows
           .map((row): ClaimedDelivery => {
@@ -338,7 +330,6 @@ export function createPostgresOutbox(query: Query, transaction: Transaction): Po
           rows.map((row) => row.claim?.conflict ?? null),
           rows.map((row) => row.claim?.now ?? null),
         ],
-        'create_batch_with_events',
       );
       const inserted = new Set<string>();
       const claimed = new Map<string, number>();

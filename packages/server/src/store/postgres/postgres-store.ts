@@ -1,7 +1,8 @@
 // The PostgreSQL store: a connection pool, exact BIGINT ids (sent and read as text, never as a rounding number),
 // migrations under an advisory lock so instances starting together apply them once, and 503s while it is down.
-// Reads are answered from byte-bounded caches (pages, token records) while the change feed is live; creates are
-// group-committed (create-batch.ts); every write NOTIFYs the other instances in its own transaction.
+// Reads are answered from byte-bounded caches: pages once the read barrier (read-barrier.ts) found their owner's
+// version unchanged, token records while the change feed is live; creates are group-committed (create-batch.ts);
+// every write NOTIFYs the other instances in its own transaction.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { DEFAULT_PAGE_CACHE_BYTES, PageCache, pageChangedBy } from '../page-cache.js';
@@ -17,22 +18,32 @@ import { type TokenRow, toTokenRecord } from '../token-row.js';
 import { ChangeFeed, channelFor, encodeChange, notifyPrefix } from './change-feed.js';
 import { CreateBatch, rowKey } from './create-batch.js';
 import { TRIM_OLDEST_KEYS } from './idempotency-bound.js';
-import { quoteIdent } from './identifier.js';
+import { qualifyTables, quoteIdent } from './identifier.js';
 import { postgresMigrations } from './migrations.js';
 import { createPostgresOutbox } from './outbox.js';
 import { DEFAULT_POOL_SIZE } from './pool-size.js';
+import { ReadBarrier } from './read-barrier.js';
 
 // Any 64-bit key; the lock only serialises this service's migrations.
 const MIGRATION_LOCK = 7_164_217_400_118_001;
 
 export interface PostgresOptions {
-  /** Connection string; a `schema` query parameter selects (and creates) a schema to work in. */
+  /**
+   * Connection string, a PostgreSQL server or a transaction pooler (PgBouncer) in front of one; a `schema` query
+   * parameter selects (and creates) a schema to work in.
+   */
   url: string;
+  /**
+   * The same database reached directly (DATABASE_DIRECT_URL), for what needs a session of its own: migrations and the
+   * change feed's LISTEN. Without it they go through `url`. The `schema` of `url` applies to it.
+   */
+  directUrl?: string | undefined;
   /** Connections in the pool (DATABASE_POOL_SIZE). */
   poolSize?: number;
   /**
-   * Deadline of every database call in ms: waiting for a pooled connection, and each statement (server side, plus a
-   * client-side timeout for a server that stops answering). Keep it below REQUEST_TIMEOUT_MS.
+   * Deadline of every database call in ms: waiting for a pooled connection, and each statement (client side; server
+   * side too in the transactions the store opens, by SET LOCAL, since a pooler refuses it as a startup parameter).
+   * Keep it below REQUEST_TIMEOUT_MS.
    */
   timeoutMs?: number;
   /** Most bytes of cached pages (PAGE_CACHE_BYTES). */
@@ -46,14 +57,6 @@ const TOKEN_CACHE_BYTES = 4 * 1024 * 1024;
 type CachedToken = TokenRecord & { secretHash: Buffer };
 const tokenBytes = (token: CachedToken) => 2 * (token.id.length + token.subject.length) + 64 + 256;
 
-/** Generation counters of owners, hashed into a fixed number of buckets so the table never grows. */
-const BUCKETS = 1024;
-function bucketOf(owner: string): number {
-  let hash = 2166136261;
-  for (let i = 0; i < owner.length; i++) hash = Math.imul(hash ^ owner.charCodeAt(i), 16777619);
-  return (hash >>> 0) % BUCKETS;
-}
-
 // One page as JSON built by PostgreSQL, its last id, and whether one more row follows: one statement.
 const LIST_PLANTS = `SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('name', name, 'tag', tag)) ORDER BY id)
            FILTER (WHERE n <= $3), '[]'::jsonb)::text AS json,
@@ -63,6 +66,9 @@ const LIST_PLANTS = `SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_obj
   FROM (SELECT id, name, tag, row_number() OVER (ORDER BY id) AS n FROM plants
         WHERE owner = $1 AND ($2::bigint IS NULL OR id > $2::bigint)
         ORDER BY id LIMIT $3 + 1) AS page`;
+
+// The read barrier's check: the current versions of a batch of owners (an owner with no row has version '0').
+const READ_VERSIONS = 'SELECT owner, version::text AS version FROM owner_versions WHERE owner = ANY($1)';
 
 // The delete moves the owner's version in its own statement (so its transaction), as every create does.
 const DELETE_PLANT = `WITH deleted AS (DELETE FROM plants WHERE owner = $1 AND id = $2 RETURNING owner),
@@ -119,6 +125,13 @@ const REVOKE_TOKEN = `WITH revoked AS (UPDATE tokens SET revoked_at = COALESCE(r
 /** The deadline of a database call when none is given. */
 const DEFAULT_POSTGRES_TIMEOUT_MS = 5_000;
 
+/** The connection string without the `schema` parameter (the store's own, not PostgreSQL's). */
+function withoutSchema(url: URL): string {
+  const copy = new URL(url);
+  copy.searchParams.delete('schema');
+  return copy.toString();
+}
+
 // Errors that mean the database cannot be reached right now, as opposed to a bug in a query.
 function isUnavailable(error: unknown): boolean {
   const { code, message } = error as { code?: string; message?: string };
@@ -135,8 +148,19 @@ function isUnavailable(error: unknown): boolean {
   );
 }
 
+/**
+ * The error a call that could not reach the database throws: "refused" when the server (or a pooler in front of it)
+ * answered with an error of its own, such as a startup parameter it does not accept, "unreachable" otherwise.
+ */
+function unavailable(error: unknown): StoreUnavailableError {
+  const refused = typeof (error as { severity?: unknown }).severity === 'string';
+  const what = refused ? 'the PostgreSQL server (or its pooler) refused' : 'the PostgreSQL database is unreachable';
+  return new StoreUnavailableError(what, { cause: error });
+}
+
 export function openPostgresStore({
   url,
+  directUrl,
   poolSize = DEFAULT_POOL_SIZE,
   timeoutMs = DEFAULT_POSTGRES_TIMEOUT_MS,
   pageCacheBytes = DEFAULT_PAGE_CACHE_BYTES,
@@ -144,55 +168,66 @@ export function openPostgresStore({
 }: PostgresOptions): Store {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
-  parsed.searchParams.delete('schema');
+  const connectionString = withoutSchema(parsed);
+  const sessionString = directUrl ? withoutSchema(new URL(directUrl)) : connectionString;
   if (schema !== null && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
     throw new TypeError(`the schema in DATABASE_URL must be a plain SQL identifier, got "${schema}"`);
   }
+  // Nothing a transaction pooler refuses or loses between transactions: no startup parameters (timeouts are the
+  // client's, and SET LOCAL in transactions), no search_path (tables are qualified by the schema), no named
+  // statements (a pooler's next transaction may run on a server connection that never prepared them).
   const pool = new pg.Pool({
-    connectionString: parsed.toString(),
+    connectionString,
     max: poolSize,
     connectionTimeoutMillis: timeoutMs,
     idleTimeoutMillis: 30_000,
-    statement_timeout: timeoutMs,
-    lock_timeout: timeoutMs,
-    query_timeout: timeoutMs + 500,
-    ...(schema ? { options: `-c search_path=${quoteIdent(schema)}` } : {}),
+    query_timeout: timeoutMs,
   });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});
+  const qualified = new Map<string, string>();
+  const inSchema = (text: string) => {
+    if (!schema) return text;
+    let found = qualified.get(text);
+    if (found === undefined) {
+      found = qualifyTables(text, schema);
+      qualified.set(text, found);
+    }
+    return found;
+  };
+  const deadlines = `SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}; SET LOCAL lock_timeout = ${Math.trunc(timeoutMs)}`;
 
-  async function query<Row extends pg.QueryResultRow>(text: string, values: unknown[] = [], name?: string) {
+  async function query<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
     try {
-      return await pool.query<Row>(name ? { name, text, values } : { text, values });
+      return await pool.query<Row>(inSchema(text), values);
     } catch (error) {
-      if (isUnavailable(error))
-        throw new StoreUnavailableError('the PostgreSQL database is unreachable', { cause: error });
+      if (isUnavailable(error)) throw unavailable(error);
       throw error;
     }
   }
 
-  // Caches, trusted only while the feed is live. A read fetched while its owner's generation (or the epoch) moved
-  // may predate a change it was told about, so it is answered but not cached.
+  // Pages are answered once the read barrier found their owner's version unchanged, whatever the feed says; token
+  // records only while the feed is live. A token read while the epoch moved may predate a revocation it was told
+  // about, so it is answered but not cached.
   const channel = channelFor(schema);
   const pages = new PageCache(pageCacheBytes);
   const tokens = new PageCache<CachedToken>(TOKEN_CACHE_BYTES, tokenBytes);
-  const generations = new Uint32Array(BUCKETS);
+  const barrier = new ReadBarrier(async (owners) => {
+    const result = await query<{ owner: string; version: string }>(READ_VERSIONS, [owners]);
+    return new Map(result.rows.map((row) => [row.owner, row.version]));
+  });
   let epoch = 0;
   const origin = randomBytes(6).toString('hex');
   const feed = new ChangeFeed({
-    connectionString: parsed.toString(),
+    connectionString: sessionString,
     channel,
     origin,
     timeoutMs,
     onChange(change) {
+      // Another instance's write to plants frees the owner's pages early (the barrier would refuse them anyway).
       if (change?.kind === 'plants') {
         pages.forget(change.owner);
-        generations[bucketOf(change.owner)]!++;
-      } else if (change?.kind === 'tokens') {
-        tokens.clear();
-        epoch++;
       } else {
-        pages.clear();
         tokens.clear();
         epoch++;
       }
@@ -200,7 +235,7 @@ export function openPostgresStore({
   });
   // The feed starts with the first read, so one-off commands (the CLI) never open it.
   let feedStarted = false;
-  const cacheLive = () => {
+  const feedLive = () => {
     if (!feedStarted) {
       feedStarted = true;
       void feed.start();
@@ -208,12 +243,12 @@ export function openPostgresStore({
     return feed.live;
   };
   /** The token record for a secret's hash while the caches are trusted and hold it. */
-  const cachedToken = (secretHash: Buffer) => (cacheLive() ? tokens.get('', secretHash.toString('latin1')) : undefined);
-  // This instance's own writes forget only the pages they may alter, and move the others' version (other instances'
-  // forget the owner's pages).
-  const changedLocally = (owner: string, change: 'create' | 'delete', id: bigint, version: string) => {
-    pages.afterWrite(owner, version, (page, after) => pageChangedBy(change, id, page, after));
-    generations[bucketOf(owner)]!++;
+  const cachedToken = (secretHash: Buffer) => (feedLive() ? tokens.get('', secretHash.toString('latin1')) : undefined);
+  // This instance's own writes forget only the pages they may alter, and move the others' version when no other write
+  // came between (each created or deleted plant moves its owner's version by one).
+  const changedLocally = (owner: string, change: 'create' | 'delete', ids: readonly bigint[], version: string) => {
+    const from = String(BigInt(version) - BigInt(ids.length));
+    pages.afterWrite(owner, from, version, (page, after) => ids.some((id) => pageChangedBy(change, id, page, after)));
   };
 
   // Creates group-committed with their webhook events (outbox.ts): one statement, one commit per batch.
@@ -222,20 +257,20 @@ export function openPostgresStore({
     try {
       client = await pool.connect();
     } catch (error) {
-      throw new StoreUnavailableError('the PostgreSQL database is unreachable', { cause: error });
+      throw unavailable(error);
     }
-    const run = async <Row extends pg.QueryResultRow>(text: string, values: unknown[] = [], name?: string) => {
+    const run = async <Row extends pg.QueryResultRow>(text: string, values: unknown[] = []) => {
       try {
-        return await client.query<Row>(name ? { name, text, values } : { text, values });
+        return await client.query<Row>(inSchema(text), values);
       } catch (error) {
-        if (isUnavailable(error))
-          throw new StoreUnavailableError('the PostgreSQL database is unreachable', { cause: error });
+        if (isUnavailable(error)) throw unavailable(error);
         throw error;
       }
     };
     let broken = false;
     try {
-      await run('BEGIN');
+      // One round trip: the transaction and its server-side deadlines.
+      await run(`BEGIN; ${deadlines}`);
       const result = await work(run);
       await run('COMMIT');
       return result;
@@ -252,11 +287,11 @@ export function openPostgresStore({
   // A batch's new plants update the caches as soon as it has committed, before any of its creates is answered.
   const creates = new CreateBatch(async (rows) => {
     const result = await outbox.createBatchWithEvents(rows, channel, notifyPrefix(origin));
+    const created = new Map<string, bigint[]>();
     for (const { owner, plant } of rows) {
-      if (result.inserted.has(rowKey(owner, plant.id))) {
-        changedLocally(owner, 'create', plant.id, result.versions.get(owner)!);
-      }
+      if (result.inserted.has(rowKey(owner, plant.id))) created.set(owner, [...(created.get(owner) ?? []), plant.id]);
     }
+    for (const [owner, ids] of created) changedLocally(owner, 'create', ids, result.versions.get(owner)!);
     return result;
   });
 
@@ -280,24 +315,24 @@ export function openPostgresStore({
             ]);
             return false;
           }
-          const kept = await query<KeptAnswer>(FIND_KEY, [owner, claim.key], 'find_idempotency_key');
+          const kept = await query<KeptAnswer>(FIND_KEY, [owner, claim.key]);
           // Gone when a sweep removed it between the two statements: claim it again.
           if (kept.rows[0]) return kept.rows[0];
         }
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
         const key = `${limit}:${after ?? ''}`;
-        const live = cacheLive();
-        if (live) {
-          const cached = pages.get(owner, key);
-          if (cached) return cached;
-        }
-        const bucket = bucketOf(owner);
-        const seen = [generations[bucket], epoch];
+        // A cached page as new as the database when the request asked (or newer: this instance's own later write).
+        const current = await barrier.version(owner);
+        const cached = pages.get(
+          owner,
+          key,
+          (page) => page.version === current || BigInt(page.version) > BigInt(current),
+        );
+        if (cached) return cached;
         const result = await query<{ json: string; last_id: string | null; has_more: boolean; version: string | null }>(
           LIST_PLANTS,
           [owner, after === undefined ? null : after.toString(), limit],
-          'list_plants',
         );
         const row = result.rows[0]!;
         const page: PlantPage = {
@@ -306,19 +341,19 @@ export function openPostgresStore({
           hasMore: row.has_more,
           version: row.version ?? '0',
         };
-        if (live && feed.live && seen[0] === generations[bucket] && seen[1] === epoch)
-          pages.set(owner, key, page, after);
+        pages.set(owner, key, page, after);
         return page;
       },
       async delete(owner, id) {
-        const result = await query<{ version: string }>(
-          DELETE_PLANT,
-          [owner, id.toString(), channel, notifyPrefix(origin)],
-          'delete_plant',
-        );
+        const result = await query<{ version: string }>(DELETE_PLANT, [
+          owner,
+          id.toString(),
+          channel,
+          notifyPrefix(origin),
+        ]);
         const version = result.rows[0]?.version;
         if (version === undefined) return false;
-        changedLocally(owner, 'delete', id, version);
+        changedLocally(owner, 'delete', [id], version);
         return true;
       },
     },
@@ -346,7 +381,7 @@ export function openPostgresStore({
         const key = secretHash.toString('latin1');
         const live = feed.live;
         const seen = epoch;
-        const result = await query<TokenRow>('SELECT * FROM tokens WHERE secret_hash = $1', [secretHash], 'token');
+        const result = await query<TokenRow>('SELECT * FROM tokens WHERE secret_hash = $1', [secretHash]);
         const row = result.rows[0];
         if (!row) return undefined; // unknown hashes are not cached: random tokens must not grow the cache
         const record = Object.freeze({ ...toTokenRecord(row), secretHash: row.secret_hash });
@@ -369,8 +404,8 @@ export function openPostgresStore({
       async remember(owner, key, answer, now) {
         const values = [owner, key, answer.fingerprint, answer.status, answer.body, now, now - IDEMPOTENCY_TTL_MS];
         for (;;) {
-          if ((await query(REMEMBER_KEY, values, 'remember_idempotency_key')).rowCount === 1) return undefined;
-          const kept = await query<KeptAnswer>(FIND_KEY, [owner, key], 'find_idempotency_key');
+          if ((await query(REMEMBER_KEY, values)).rowCount === 1) return undefined;
+          const kept = await query<KeptAnswer>(FIND_KEY, [owner, key]);
           if (kept.rows[0]) return kept.rows[0];
         }
       },
@@ -387,38 +422,63 @@ export function openPostgresStore({
       },
     },
     async migrate() {
-      let client: pg.PoolClient;
+      // On a session of its own where DATABASE_DIRECT_URL gives one; through the pool (a pooler, say) otherwise.
+      const direct = directUrl
+        ? new pg.Client({
+            connectionString: sessionString,
+            connectionTimeoutMillis: timeoutMs,
+            query_timeout: timeoutMs,
+          })
+        : undefined;
+      let client: pg.ClientBase;
       try {
-        client = await pool.connect();
+        if (direct) await direct.connect();
+        client = direct ?? (await pool.connect());
       } catch (error) {
-        throw new StoreUnavailableError('the PostgreSQL database is unreachable', { cause: error });
+        await direct?.end().catch(() => {});
+        throw unavailable(error);
       }
+      // Each step is a transaction holding the migration lock (transaction-scoped, so a pooler's shared server
+      // connections never keep it, and instances starting together apply each migration once), with the schema as
+      // its search_path (SET LOCAL: gone at commit).
+      const searchPath = schema ? `; SET LOCAL search_path TO ${quoteIdent(schema)}` : '';
+      let broken = false;
+      const step = async <T>(work: () => Promise<T>): Promise<T> => {
+        await client.query(`BEGIN; ${deadlines}${searchPath}`);
+        try {
+          await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+          const result = await work();
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          broken = await client.query('ROLLBACK').then(
+            () => false,
+            () => true,
+          );
+          throw error;
+        }
+      };
       const applied: number[] = [];
       try {
-        await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-        if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
-        await client.query(
-          'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
-        );
-        const done = new Set(
-          (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
-        );
+        await step(async () => {
+          if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+          await client.query(
+            'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+          );
+        });
         for (const migration of postgresMigrations) {
-          if (done.has(migration.version)) continue;
-          await client.query('BEGIN');
-          try {
+          const done = await step(async () => {
+            const found = await client.query('SELECT 1 FROM schema_migrations WHERE version = $1', [migration.version]);
+            if (found.rowCount) return false;
             await client.query(migration.sql);
             await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [migration.version]);
-            await client.query('COMMIT');
-          } catch (error) {
-            await client.query('ROLLBACK');
-            throw error;
-          }
-          applied.push(migration.version);
+            return true;
+          });
+          if (done) applied.push(migration.version);
         }
       } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
-        client.release();
+        if (direct) await direct.end().catch(() => {});
+        else (client as pg.PoolClient).release(broken);
       }
       return applied;
     },

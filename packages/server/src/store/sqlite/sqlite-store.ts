@@ -154,8 +154,10 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       return inserted;
     });
   };
+  /** The version before a write that moved the owner's to `version` (each write moves it by one). */
+  const before = (version: string) => String(BigInt(version) - 1n);
   const committedCreate = (owner: string, id: bigint, version: string) => {
-    pages.afterWrite(owner, version, (page, after) => pageChangedBy('create', id, page, after));
+    pages.afterWrite(owner, before(version), version, (page, after) => pageChangedBy('create', id, page, after));
     outbox.committed();
   };
 
@@ -209,7 +211,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
           db.transaction(() => (remove.run(owner, id).changes === 1 ? idempotency.bump(owner, true, 0) : undefined)),
         );
         if (version === undefined) return false;
-        pages.afterWrite(owner, version, (page, after) => pageChangedBy('delete', id, page, after));
+        pages.afterWrite(owner, before(version), version, (page, after) => pageChangedBy('delete', id, page, after));
         return true;
       },
     },

@@ -62,10 +62,20 @@ describe('pageChangedBy', () => {
     cache.set('ann', '10:', pageOf('[1]', { lastId: 10n, hasMore: true, version: '1' }));
     cache.set('ann', '10:10', pageOf('[2]', { lastId: 20n, hasMore: false, version: '1' }), 10n);
     cache.set('ben', '10:', pageOf('[3]', { lastId: 10n, hasMore: false, version: '1' }));
-    cache.afterWrite('ann', '2', (page, after) => pageChangedBy('create', 15n, page, after));
+    cache.afterWrite('ann', '1', '2', (page, after) => pageChangedBy('create', 15n, page, after));
     expect(cache.get('ann', '10:')).toBeDefined();
     expect(cache.get('ann', '10:')?.version).toBe('2');
     expect(cache.get('ann', '10:10')).toBeUndefined();
     expect(cache.get('ben', '10:')?.version).toBe('1');
+  });
+
+  it('forgets a page that missed a write between its version and the one afterWrite starts from', () => {
+    // Another instance's write moved ann from 1 to 2 (it alters the page); this instance's own, 2 to 3, does not.
+    const cache = new PageCache();
+    cache.set('ann', '10:', pageOf('[1]', { lastId: 10n, hasMore: true, version: '1' }));
+    cache.set('ann', '10:5', pageOf('[2]', { lastId: 10n, hasMore: true, version: '4' }), 5n);
+    cache.afterWrite('ann', '2', '3', (page, after) => pageChangedBy('create', 15n, page, after));
+    expect(cache.get('ann', '10:')).toBeUndefined();
+    expect(cache.get('ann', '10:5')?.version).toBe('4');
   });
 });
