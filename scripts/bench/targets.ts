@@ -92,7 +92,7 @@ export const VARIANT_RUNTIME: Runtime = {
   node: process.execPath,
   bin: BIN,
   args: [
-    '--max-semi-space-size=2',
+    '--max-semi-space-size=16',
     '--max-old-space-size=384',
     '--import',
     'tsx',

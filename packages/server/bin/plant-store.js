@@ -15,8 +15,11 @@ if (major < 22) {
 // A server sizes its memory itself, with flags V8 and glibc read only at start-up, so `serve` re-executes this very
 // process (same pid, so supervisors and signals are unaffected) with those NODE_OPTIONS or the command line do not
 // already set; docs/benchmarks.md has the figures.
-// - A 2 MB semi-space: left alone, V8 on Node 24 grows each semi-space to 64 MB under load (a 128 MB young
-//   generation), while requests' garbage dies young and fits in far less.
+// - A 16 MB semi-space: left alone, V8 on Node 24 grows each semi-space to 64 MB under load (a 128 MB young
+//   generation), while requests' garbage dies young and fits in far less. 2 MB (the earlier choice) promoted the
+//   objects of requests still in flight across two scavenges into the old generation, whose collections then made
+//   the tail: on a quiet 16-core machine, one server core, 16 MB served the mixed workload at 1.24x the requests a
+//   second with p99 28 ms against 45 ms, and the hot read at 1.05-1.20x, for about 22 MB more RSS (docs/benchmarks.md).
 // - A 384 MB ceiling on the old generation: V8 lets the heap grow to as much as 4 times its live size between major
 //   collections when the ceiling is large (4 GiB by default on a machine of 16 GiB or more), and less the lower the
 //   ceiling; the service's live heap is tens of MB (its caches are bounded in bytes). On the bench's mixed workload
@@ -24,7 +27,7 @@ if (major < 22) {
 //   and 126-130 MB under 1024, at the same throughput.
 // - MALLOC_ARENA_MAX=2: glibc gives each thread that allocates (libuv's pool, V8's workers) an arena of its own.
 const SIZING = [
-  ['--max-semi-space-size', /^--(max|min)-semi-space-size/, '2'],
+  ['--max-semi-space-size', /^--(max|min)-semi-space-size/, '16'],
   ['--max-old-space-size', /^--max-old-space-size/, '384'],
 ];
 const command = process.argv[2] ?? 'serve';

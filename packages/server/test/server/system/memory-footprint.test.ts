@@ -24,9 +24,9 @@ async function serve(name: string, env: Record<string, string> = {}) {
 const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
 
 describe('a serving process', () => {
-  it('runs with a small young generation, an old-generation ceiling and two malloc arenas, in the very process that was started', async () => {
+  it('runs with a bounded young generation, an old-generation ceiling and two malloc arenas, in the very process that was started', async () => {
     const server = await serve('sized');
-    expect(commandLine(server.child.pid!)).toContain('--max-semi-space-size=2');
+    expect(commandLine(server.child.pid!)).toContain('--max-semi-space-size=16');
     expect(commandLine(server.child.pid!)).toContain('--max-old-space-size=384');
     expect(readFileSync(`/proc/${server.child.pid!}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
@@ -38,7 +38,7 @@ describe('a serving process', () => {
       MALLOC_ARENA_MAX: '4',
     });
     const line = commandLine(server.child.pid!);
-    expect(line).not.toContain('--max-semi-space-size=2');
+    expect(line).not.toContain('--max-semi-space-size=16');
     expect(line).not.toContain('--max-old-space-size=384');
     expect(readFileSync(`/proc/${server.child.pid!}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=4');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
@@ -47,7 +47,7 @@ describe('a serving process', () => {
   it('adds only the size NODE_OPTIONS leaves out', async () => {
     const server = await serve('half', { NODE_OPTIONS: '--max-old-space-size=2048' });
     const line = commandLine(server.child.pid!);
-    expect(line).toContain('--max-semi-space-size=2');
+    expect(line).toContain('--max-semi-space-size=16');
     expect(line).not.toContain('--max-old-space-size=384');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });

@@ -19,10 +19,14 @@ it('runs in WAL mode, sees other connections’ commits, and keeps rows across r
   const probe = new Database(path, { readonly: true });
   expect(probe.pragma('journal_mode', { simple: true })).toBe('wal');
   probe.close();
-  // A second connection's commit (as another worker process would make) is seen at once despite the page cache.
+  // A second connection's commit (as another worker process makes it: the plant and the owner's version, in one
+  // transaction) is seen at once despite the page cache.
   await store.plants.list('owner', { limit: 5 });
   const other = new Database(path);
-  other.prepare("INSERT INTO plants (owner, id, name) VALUES ('owner', 5, 'from elsewhere')").run();
+  other.exec(`BEGIN;
+    INSERT INTO plants (owner, id, name) VALUES ('owner', 5, 'from elsewhere');
+    UPDATE owner_versions SET version = version + 1 WHERE owner = 'owner';
+    COMMIT;`);
   other.close();
   expect(JSON.parse(pageText(await store.plants.list('owner', { limit: 5 })))).toEqual([
     { name: 'from elsewhere' },
@@ -34,7 +38,7 @@ it('runs in WAL mode, sees other connections’ commits, and keeps rows across r
   const reopened = openSqliteStore(path);
   expect(await reopened.migrate()).toEqual([]);
   const page = await reopened.plants.list('owner', { limit: 5 });
-  // One create and one delete through the store moved the owner's version twice (the raw insert did not).
-  expect(withText(page)).toEqual({ json: '[{"name":"kept"}]', lastId: INT64_MAX, hasMore: false, version: '2' });
+  // One create and one delete through the store, and the other connection's create, moved the owner's version 3 times.
+  expect(withText(page)).toEqual({ json: '[{"name":"kept"}]', lastId: INT64_MAX, hasMore: false, version: '3' });
   await reopened.close();
 });
