@@ -119,6 +119,13 @@ export class PageCache<Value = PlantPage> {
     }
   }
 
+  /** Forgets the owner's pages of any version but `version` (the owner's version in the database). */
+  keepVersion(this: PageCache<PlantPage>, owner: string, version: string): void {
+    for (const id of [...(this.#keysByOwner.get(owner) ?? [])]) {
+      if (this.#pages.get(id)?.page.version !== version) this.#remove(id);
+    }
+  }
+
   /** Lookups answered and missed since the cache was made, and what it holds now. */
   stats(): CacheStats {
     return { hits: this.#hits, misses: this.#misses, bytes: this.#bytes, entries: this.#pages.size };

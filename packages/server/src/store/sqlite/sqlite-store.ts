@@ -39,8 +39,8 @@ export interface SqliteOptions {
 }
 
 const BUSY_TIMEOUT_MS = 1000;
-/** Most owners whose database version is remembered between two moves of data_version. */
-const MAX_OWNER_VERSIONS = 10_000;
+/** Most owners remembered as checked between two moves of data_version. */
+const MAX_CHECKED_OWNERS = 10_000;
 
 /** A connection to `path` (its directory created if needed) with the settings every store connection runs on. */
 export function openSqliteDatabase(path: string): Database.Database {
@@ -108,9 +108,10 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   // request reads it once (its token, then its page: a commit by another process is seen by every request that
   // arrives after it); each read costs about 3 us. A request's window closes with the turn of the event loop it began
   // in, or when the next request begins. When it has moved, token records are dropped (tokens change rarely), but
-  // pages are not: a cached page is answered only while its version is the owner's version in the database, read once
-  // per owner after each move (one primary-key lookup), so a busy worker beside this one costs a lookup per list
-  // instead of emptying every page each time it commits.
+  // pages are not: the first list of an owner after each move reads the owner's version in the database (one
+  // primary-key lookup) and forgets that owner's pages of any other version, so a busy worker beside this one costs a
+  // lookup per owner instead of emptying every page each time it commits. Between moves, this process's own writes
+  // keep its pages' versions (afterWrite), as they always have.
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let seenVersion = -1;
   let inRequest = false;
@@ -131,30 +132,27 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   };
   const pages = new PageCache(options.pageCacheBytes);
   const tokensByHash = new Map<string, TokenRecord & { secretHash: Buffer }>();
-  /** Owners' versions as the database held them since data_version last moved; bounded, as clients choose owners. */
-  const ownerVersions = new Map<string, string>();
+  /** Owners whose pages were checked against the database since data_version last moved; bounded (clients choose). */
+  const checkedOwners = new Set<string>();
   const fresh = () => {
     if (checked) return;
     checked = inRequest;
     const version = dataVersion.get() as number;
     if (version !== seenVersion) {
       seenVersion = version;
-      ownerVersions.clear();
+      checkedOwners.clear();
       tokensByHash.clear();
     }
   };
-  /** The owner's version in the database, as of the last data_version read (this process's writes forget theirs). */
-  const ownerVersion = (owner: string): string => {
-    let version = ownerVersions.get(owner);
-    if (version === undefined) {
-      const row = statement('SELECT version FROM owner_versions WHERE owner = ?').safeIntegers(true).get(owner) as
-        | { version: bigint }
-        | undefined;
-      version = String(row?.version ?? 0n);
-      if (ownerVersions.size >= MAX_OWNER_VERSIONS) ownerVersions.clear();
-      ownerVersions.set(owner, version);
-    }
-    return version;
+  /** Forgets the owner's pages that another process's commit may have outdated, once per move of data_version. */
+  const checkOwner = (owner: string) => {
+    if (checkedOwners.has(owner)) return;
+    const row = statement('SELECT version FROM owner_versions WHERE owner = ?').safeIntegers(true).get(owner) as
+      | { version: bigint }
+      | undefined;
+    pages.keepVersion(owner, String(row?.version ?? 0n));
+    if (checkedOwners.size >= MAX_CHECKED_OWNERS) checkedOwners.clear();
+    checkedOwners.add(owner);
   };
   /** The token record for a secret's hash when the cache holds it and it is current. */
   const cachedToken = (secretHash: Buffer) => {
@@ -177,7 +175,6 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   /** The version before a write that moved the owner's to `version` (each write moves it by one). */
   const before = (version: string) => String(BigInt(version) - 1n);
   const committedCreate = (owner: string, id: bigint, version: string) => {
-    ownerVersions.delete(owner);
     pages.afterWrite(owner, before(version), version, (page, after) => pageChangedBy('create', id, page, after));
     outbox.committed();
   };
@@ -204,8 +201,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       async list(owner, { limit, after }): Promise<PlantPage> {
         fresh();
         const key = `${limit}:${after ?? ''}`;
-        const current = ownerVersion(owner);
-        const cached = pages.get(owner, key, (page) => page.version === current);
+        checkOwner(owner);
+        const cached = pages.get(owner, key);
         if (cached) return cached;
         const rows =
           after === undefined
@@ -233,7 +230,6 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
           db.transaction(() => (remove.run(owner, id).changes === 1 ? idempotency.bump(owner, true, 0) : undefined)),
         );
         if (version === undefined) return false;
-        ownerVersions.delete(owner);
         pages.afterWrite(owner, before(version), version, (page, after) => pageChangedBy('delete', id, page, after));
         return true;
       },
