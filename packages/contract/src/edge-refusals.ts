@@ -13,6 +13,12 @@ export const noRouteMessage = (method: string, path: string) =>
 export const methodNotAllowedMessage = (method: string, path: string, methods: readonly string[]) =>
   `${method} is not allowed on ${callerText(path)}; use ${methods.join(' or ')}`;
 
+/**
+ * The 400's message for a request target holding a "#": a fragment is no part of one (RFC 9112 section 3.2) and stays
+ * with the client (RFC 9110 section 7.1). Only a raw HTTP client can send it: fetch never does.
+ */
+export const FRAGMENT_IN_TARGET_MESSAGE = 'the request target holds a fragment ("#"); a fragment stays with the client';
+
 /** The 415's message for a body sent without `Content-Type: application/json`. */
 export const NOT_JSON_MESSAGE = 'the request body must be sent with "Content-Type: application/json"';
 

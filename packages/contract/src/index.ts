@@ -10,6 +10,7 @@ export {
   BODY_EMPTY_MESSAGE,
   BODY_NOT_UTF8_MESSAGE,
   BODY_TOO_LARGE_MESSAGE,
+  FRAGMENT_IN_TARGET_MESSAGE,
   methodNotAllowedMessage,
   NOT_JSON_MESSAGE,
   noRouteMessage,

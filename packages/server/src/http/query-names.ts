@@ -1,7 +1,9 @@
 // Unknown query parameters are refused with 400, as unknown body fields are: by the contract's own rule
 // (checkQueryNames, which the testing kit runs too), on every operation, after the token is checked and before any
 // body is read. A query credential (`access_token`) never gets here: authentication refuses it first, in its words.
-import { ApiError, checkQueryNames, type OperationFacts } from '@plant-store/contract';
+// A target holding a fragment ("#") is refused here too, before its query is read: its path and query would be
+// whatever the parser made of it.
+import { ApiError, checkQueryNames, FRAGMENT_IN_TARGET_MESSAGE, type OperationFacts } from '@plant-store/contract';
 import type { onRequestHookHandler } from 'fastify';
 
 /** Every name of a parsed query, once per time it was given (Fastify's parser makes a repeated name an array). */
@@ -16,6 +18,7 @@ function* namesOf(query: Readonly<Record<string, unknown>>): Generator<string> {
 /** The onRequest hook that refuses query parameters `operation` does not declare, and declared ones given twice. */
 export function queryNamesHook(operation: OperationFacts): onRequestHookHandler {
   return function queryNames(request, _reply, done) {
+    if (request.url.includes('#')) return done(new ApiError(400, FRAGMENT_IN_TARGET_MESSAGE));
     // Most requests have no query at all: nothing to parse or check.
     if (!request.url.includes('?')) return done();
     const query = request.query as Readonly<Record<string, unknown>> | undefined;
