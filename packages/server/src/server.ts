@@ -12,8 +12,8 @@ import { serveObservability, startObservability } from './observability/start-ob
 import { describeConfiguredDatabase } from './store/describe-database.js';
 import { openStore, sqliteFileOf } from './store/open-store.js';
 
-// close-with-grace listens to more events than the service's contract with its supervisor names (README: SIGTERM and
-// SIGINT); the rest keep Node's defaults.
+// close-with-grace listens to more events than the service's contract with its supervisor names (docs/deployment.md:
+// SIGTERM and SIGINT); the rest keep Node's defaults.
 const OTHER_EVENTS = [
   'SIGHUP',
   'SIGQUIT',

@@ -1,8 +1,17 @@
 // The SDK's size is stated once, in its README's Size block: a fresh measurement (`scripts/size.mjs --check`) finds
 // the same figures in the README as committed, since neither the build nor a test rewrites it (only `--write` does),
-// and no other README states a size of its own.
+// and no other README or manual (docs/*.md) states a size of its own.
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -43,7 +52,9 @@ it('states the size in one place: no other README or doc gives a figure', () => 
   const sdkReadme = readFileSync(new URL('README.md', SDK), 'utf8');
   const outsideBlock = sdkReadme.replace(/<!-- size:[\s\S]*?<!-- \/size -->/, '');
   expect(outsideBlock).not.toMatch(/\d(\.\d+)? ?KB/i);
-  for (const file of ['README.md', 'examples/web/README.md']) {
+  const manuals = readdirSync(new URL('docs/', ROOT)).filter((name) => name.endsWith('.md'));
+  expect(manuals).toContain('api.md');
+  for (const file of ['README.md', 'examples/web/README.md', ...manuals.map((name) => `docs/${name}`)]) {
     let text = '';
     try {
       text = readFileSync(new URL(file, ROOT), 'utf8');

@@ -35,7 +35,8 @@ const COMMANDS: (Command | StandaloneCommand)[] = [
 ];
 
 const ENTRIES = COMMANDS.flatMap((command) => command.usage);
-const ENVIRONMENT = 'Configuration comes from the environment (PORT, HOST, DATABASE_URL, ...): see the README.';
+const ENVIRONMENT =
+  'Configuration comes from the environment (PORT, HOST, DATABASE_URL, ...): see docs/configuration.md.';
 
 const USAGE = `Usage: plant-store <command> [options]
 

@@ -1,6 +1,6 @@
 // The service's Prometheus metrics, in a registry of their own (one per app, so tests can build several): HTTP by the
 // OpenTelemetry semantic conventions in Prometheus form, the store, the SQLite group commit and page cache, the
-// PostgreSQL pool, and prom-client's process defaults (CPU, memory, GC, event-loop lag). The README lists them.
+// PostgreSQL pool, and prom-client's process defaults (CPU, memory, GC, event-loop lag). docs/operating.md lists them.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { connectionSheds, type ShedReason } from '../http/connection-shares.js';
 import { logDrops } from '../http/logger.js';

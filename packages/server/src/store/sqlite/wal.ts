@@ -4,7 +4,7 @@
 // disk took. So the serving connection never checkpoints (wal_autocheckpoint = 0): a worker thread with its own
 // connection does, PASSIVE (never blocking anyone) within a second of a commit, and once the writer has been
 // idle for a moment TRUNCATE (empties the log; tried again later while a reader still pins it), never waiting on a
-// lock. A reader that holds an old snapshot (a long query, or the README's own `.backup`) stops checkpoints from
+// lock. A reader that holds an old snapshot (a long query, or the `.backup` docs/deployment.md shows) stops checkpoints from
 // restarting the log, so it grows while writes go on; journal_size_limit cuts it back whenever one restarts it.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';

@@ -118,7 +118,7 @@ describe('plant-store webhook', () => {
     await waitFor('the failure', async () =>
       (await local('webhook', 'deliveries', '--failed')).stdout.includes('HTTP 404'),
     );
-    // Aligned columns, as the README shows: each cell starts where its title does.
+    // Aligned columns, as docs/webhooks.md shows: each cell starts where its title does.
     const failed = (await local('webhook', 'deliveries', '--failed')).stdout.trimEnd().split('\n');
     expect(failed[0]).toMatch(/^ID +WEBHOOK +EVENT +STATUS +ATTEMPTS +LAST ANSWER +CREATED +NEXT \/ FINISHED$/);
     const cells = (line: string) =>
