@@ -4,13 +4,13 @@
 // `benchOff` set here, run by the same runServer as `plant-store serve`. layers.ts starts it with the V8 and glibc
 // sizing that `serve` gives itself (bin/plant-store.js), so a variant differs from the default in its layer only.
 // Environment: the service's own variables, plus BENCH_LAYERS_OFF (comma-separated layer names, read only here).
-// Usage: BENCH_LAYERS_OFF=auth,validation DATABASE_URL=... PORT=... tsx scripts/bench/variant-server.ts
+// Usage: BENCH_LAYERS_OFF=auth,validation DATABASE_URL=... PORT=... tsx tools/bench/src/variant-server.ts
 interface ServerLibrary {
   loadConfig(env: Record<string, string | undefined>): { benchOff: readonly string[] };
   BENCH_LAYERS: readonly string[];
 }
 
-const dist = new URL('../../packages/server/dist/', import.meta.url);
+const dist = new URL('../../../packages/server/dist/', import.meta.url);
 const { loadConfig, BENCH_LAYERS } = (await import(new URL('config.js', dist).href)) as ServerLibrary;
 const { runServer } = (await import(new URL('server.js', dist).href)) as { runServer(config: unknown): Promise<void> };
 
