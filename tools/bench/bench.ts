@@ -70,9 +70,9 @@ Layer pricing: the SQLite service on its default configuration (rate limit raise
 ephemeral port) next to one variant per layer with that layer switched off (tracing: on), each started once and
 seeded, measured in turn on the hot read and the mixed workload. The figure is the server's CPU time per request;
 a layer's price is the difference to the default. Switches are real configuration (LOG_LEVEL, METRICS_PORT,
-RATE_LIMIT_MAX, MAX_EVENT_LOOP_DELAY_MS, OTEL_*) or bench layers (security-headers, request-ids, auth, auth-cache,
-validation, serialization, webhook-worker; see config.ts) that tools/bench/src/variant-server.ts sets in the config it
-builds the app with: every variant runs through it, since \`serve\` refuses to switch off security from its environment.`;
+RATE_LIMIT_MAX, MAX_EVENT_LOOP_DELAY_MS, OTEL_*) or bench layers (security-headers, request-ids, auth, validation,
+serialization, webhook-worker; tools/bench/src/layer-switches.ts) that tools/bench/src/variant-server.ts turns into
+buildApp's options: every variant runs through it; the service itself reads no bench switch.`;
 if (values.help) {
   console.log(HELP);
   process.exit(0);
@@ -561,7 +561,7 @@ ${openRows.join('\n')}
 
 ${
   layers
-    ? `The SQLite service on its default configuration next to the same service with one layer switched off (tracing: on), every variant started once and seeded, then measured in turn (${Number(values['layer-rounds'] ?? rounds)} rounds, the order rotating) with wrk (${connections} connections, ${seconds} s) on the hot read and the mixed workload. The figure is the server's CPU time per request from /proc (every thread), which a shared machine shakes far less than requests per second; a layer's price is the default's figure minus the variant's (for tracing, the other way round). Every variant, the default included, is started by \`tools/bench/src/variant-server.ts\`, which sets the bench layers in the config it builds the app with (\`serve\` refuses a switch that weakens security). \`pnpm bench --layers\` runs this table alone.
+    ? `The SQLite service on its default configuration next to the same service with one layer switched off (tracing: on), every variant started once and seeded, then measured in turn (${Number(values['layer-rounds'] ?? rounds)} rounds, the order rotating) with wrk (${connections} connections, ${seconds} s) on the hot read and the mixed workload. The figure is the server's CPU time per request from /proc (every thread), which a shared machine shakes far less than requests per second; a layer's price is the default's figure minus the variant's (for tracing, the other way round). Every variant, the default included, is started by \`tools/bench/src/variant-server.ts\`, which switches a bench layer off through buildApp's options (\`tools/bench/src/layer-switches.ts\`; the service reads no bench switch). \`pnpm bench --layers\` runs this table alone.
 
 ${layers}`
     : 'Not run (`--no-layers`).'

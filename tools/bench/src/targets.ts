@@ -85,7 +85,7 @@ export interface Runtime {
 
 /**
  * The layer variants' runtime: tools/bench/src/variant-server.ts, which builds the app with the layers named in
- * BENCH_LAYERS_OFF switched off (the service refuses to weaken itself from its environment), under the V8 and glibc
+ * BENCH_LAYERS_OFF switched off through buildApp's options (layer-switches.ts), under the V8 and glibc
  * sizing `plant-store serve` gives itself (bin/plant-store.js).
  */
 export const VARIANT_RUNTIME: Runtime = {
