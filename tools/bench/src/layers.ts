@@ -8,6 +8,7 @@
 // switched off through buildApp's options there; the service itself reads no bench switch.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { SwitchedLayer } from './layer-switches.js';
 import { Samples } from './stats.js';
 import { plantStore, type Running, sqliteFile, type Target, VARIANT_RUNTIME } from './targets.js';
 import { type Scenario, type WrkResult, wrk } from './wrk.js';
@@ -42,7 +43,7 @@ const off = (name: string, how: string, env: Record<string, string>, budgetUs: n
   env,
   budgetUs,
 });
-const benchOff = (name: string, switchName: string, how: string, budgetUs: number): Layer => ({
+const benchOff = (name: string, switchName: SwitchedLayer, how: string, budgetUs: number): Layer => ({
   name,
   how: `bench layer \`${switchName}\` off: ${how}`,
   env: { BENCH_LAYERS_OFF: switchName },
