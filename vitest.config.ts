@@ -17,7 +17,7 @@ import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 const TIERS = ['unit', 'integration', 'system', 'package'] as const;
-const TEST_ROOTS = ['packages/*/test', 'examples/*/test', 'scripts/test'];
+const TEST_ROOTS = ['packages/*/test', 'examples/*/test', 'tools/*/test', 'scripts/test'];
 const tests = (tier: string, suffix = '') => TEST_ROOTS.map((root) => `${root}/**/${tier}/**/${suffix}*.test.{ts,tsx}`);
 const bothStores = (tier: string) => tests(tier, 'both-stores/**/');
 
@@ -43,7 +43,7 @@ function tierProblems(): string[] {
       }
     }
   };
-  for (const dir of ['packages', 'examples', 'scripts']) walk(join(root, dir));
+  for (const dir of ['packages', 'examples', 'tools', 'scripts']) walk(join(root, dir));
   return problems;
 }
 

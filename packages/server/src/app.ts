@@ -5,9 +5,8 @@ import { handlers as defaultHandlers } from '@plant-store/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import type { Redis } from 'ioredis';
-import { createSecurityHandlers } from './auth/bearer.js';
+import { createSecurityHandlers, type SecurityHandlers } from './auth/bearer.js';
 import type { Config } from './config.js';
-import { benchSwitches } from './http/bench-switches.js';
 import { type BoundHandler, checkBindings, operationResolver } from './http/bindings.js';
 import { clientErrorHandler, registerCloseAfterEarlyAnswer } from './http/client-errors.js';
 import { registerCors } from './http/cors.js';
@@ -48,6 +47,22 @@ export interface AppOptions {
   handlers?: Readonly<Record<string, BoundHandler>>;
   /** Prometheus metrics and OpenTelemetry tracing (server.ts creates them from the config); both off without. */
   observability?: Observability;
+  /** Makes each request's id; a random UUID per request unless given (http/request-id.ts). */
+  genReqId?: () => string;
+  /**
+   * The headers every answer carries: `security`, helmet's headers and (on API answers) Cache-Control: no-store;
+   * `requestId`, X-Request-Id. Both on unless set false (say, behind a proxy that sets its own).
+   */
+  answerHeaders?: { security?: boolean; requestId?: boolean };
+  /** Wraps the bearer checks every route runs (auth/bearer.ts), to record or remember them; as they are without. */
+  wrapSecurityHandlers?: (handlers: SecurityHandlers) => SecurityHandlers;
+  /**
+   * The caller's own set-up of the app (compilers, hooks, decorations), run once the service has set its validator
+   * compiler and before its other hooks and its routes.
+   */
+  configure?: (app: FastifyInstance) => void;
+  /** Starts the webhook delivery worker once the app listens (default true; false where other instances deliver). */
+  webhookWorker?: boolean;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -65,13 +80,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const verifyJwt = config.jwt
     ? await (await import('./auth/jwt.js')).createJwtVerifier(config.jwt, { log: authLog })
     : null;
-  const bench = benchSwitches(config.benchOff);
-  const securityHandlers = bench.securityHandlers(createSecurityHandlers(store, verifyJwt));
+  const checks = createSecurityHandlers(store, verifyJwt);
+  const securityHandlers = options.wrapSecurityHandlers ? options.wrapSecurityHandlers(checks) : checks;
   checkBindings(contract, handlers, securityHandlers);
 
   const app = Fastify({
     logger: loggerOptions(config.logLevel),
-    genReqId: bench.requestId ?? requestId,
+    genReqId: options.genReqId ?? requestId,
     requestIdHeader: false,
     // One line per request (http/logger.ts); with tracing on, bound to its trace (observe-app.ts).
     logController: observability.tracing ? new TracedRequestLog() : new AccessLog(),
@@ -99,13 +114,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   }
   registerValidation(app);
-  bench.register(app);
+  options.configure?.(app);
   registerErrorHandler(app, refusalKeeper(contract, store));
   registerJsonBodyParser(app, contract.operations);
 
   await registerAnswerHeaders(app, {
-    securityHeaders: !config.benchOff.includes('security-headers'),
-    requestIds: !config.benchOff.includes('request-ids'),
+    securityHeaders: options.answerHeaders?.security ?? true,
+    requestIds: options.answerHeaders?.requestId ?? true,
   });
   // Unknown routes and refused methods are answered in onRequest, before any body is read: after the hooks above,
   // so those answers carry the same headers.
@@ -129,11 +144,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     specification: structuredClone(contract.document),
     operationResolver: operationResolver(contract, handlers, securityHandlers, store),
   });
-  if (!config.benchOff.includes('webhook-worker')) {
+  if (options.webhookWorker ?? true) {
     registerWebhookDelivery(app, config, store, webhookObserver(store, observability));
-  }
-  if (config.benchOff.length > 0) {
-    app.log.warn({ off: config.benchOff }, 'PLANT_STORE_BENCH_OFF: layers switched off for measuring; never deploy so');
   }
   registerIdempotencySweeper(app, store);
   return app;

@@ -78,11 +78,6 @@ export interface Config {
   /** OpenTelemetry tracing, on through the standard OTEL_* variables (see tracingEnabled); the SDK reads the rest. */
   readonly tracing: boolean;
   readonly webhooks: WebhookConfig;
-  /**
-   * Bench-only: layers switched off for pricing; empty in any deployment. PLANT_STORE_BENCH_OFF sets only those that
-   * leave security whole (not WEAKENING_LAYERS); the bench's own code sets the others in the config it builds with.
-   */
-  readonly benchOff: readonly BenchLayer[];
 }
 
 /** Webhook delivery (see webhooks/): every timing knob, so tests can shorten the schedule. */
@@ -107,52 +102,6 @@ export interface WebhookConfig {
   readonly retryPeriodMs: number;
   /** How long delivered and failed deliveries are kept (for `webhook deliveries` and `replay`). */
   readonly retentionMs: number;
-}
-
-/**
- * Layers `pnpm bench --layers` switches off to price them. A measuring aid, never for a deployment; the service
- * logs a warning naming them at start-up.
- */
-export const BENCH_LAYERS = [
-  'security-headers',
-  'request-ids',
-  'auth',
-  'auth-cache',
-  'validation',
-  'serialization',
-  'webhook-worker',
-] as const;
-export type BenchLayer = (typeof BENCH_LAYERS)[number];
-
-/**
- * The layers whose absence weakens the service's security, with what would be lost: the environment
- * (PLANT_STORE_BENCH_OFF) cannot switch them off, so no deployment can carry them; the bench builds those variants
- * itself, passing `benchOff` in the config it gives buildApp (scripts/bench/variant-server.ts).
- */
-export const WEAKENING_LAYERS: Readonly<Partial<Record<BenchLayer, string>>> = {
-  auth: 'a token once accepted would stay accepted after revocation and expiry',
-  'security-headers': 'answers would lose their security headers and Cache-Control: no-store',
-  validation: 'requests would reach the handlers unchecked',
-  serialization: "answers would be written without the contract's schemas, undeclared fields included",
-};
-
-function benchOff(raw: string | undefined): readonly BenchLayer[] {
-  const names = (raw ?? '')
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
-  for (const name of names) {
-    if (!(BENCH_LAYERS as readonly string[]).includes(name)) {
-      throw new ConfigError(`PLANT_STORE_BENCH_OFF names layers among ${BENCH_LAYERS.join(', ')}, got "${name}"`);
-    }
-    const loss = WEAKENING_LAYERS[name as BenchLayer];
-    if (loss) {
-      throw new ConfigError(
-        `PLANT_STORE_BENCH_OFF=${name} is refused: it weakens the service's security (${loss}); only the bench's own code can build such a variant`,
-      );
-    }
-  }
-  return Object.freeze([...new Set(names)] as BenchLayer[]);
 }
 
 export class ConfigError extends Error {
@@ -366,6 +315,5 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     metrics: metrics(env),
     tracing: tracingEnabled(env),
-    benchOff: benchOff(env.PLANT_STORE_BENCH_OFF),
   });
 }

@@ -4,5 +4,6 @@ export { type AppOptions, buildApp } from './app.js';
 export { issueToken } from './auth/tokens.js';
 export { type Config, ConfigError, loadConfig } from './config.js';
 export { createMetrics, type Metrics } from './observability/metrics.js';
+export type { ServerOptions } from './server.js';
 export { openStore } from './store/open-store.js';
 export type { Store } from './store/store.js';

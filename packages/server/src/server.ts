@@ -3,7 +3,7 @@
 // what it does not know about Node's HTTP server is in http/idle-connection-guard.ts.
 import { existsSync } from 'node:fs';
 import closeWithGrace from 'close-with-grace';
-import { buildApp } from './app.js';
+import { type AppOptions, buildApp } from './app.js';
 import { type Config, databaseTimeoutMs } from './config.js';
 import { guardIdleConnections } from './http/idle-connection-guard.js';
 import { flushLog } from './http/logger.js';
@@ -35,7 +35,10 @@ const OTHER_EVENTS = [
  */
 const REPEATED_SIGNAL_MS = 500;
 
-export async function runServer(config: Config): Promise<void> {
+/** buildApp's options that runServer does not make itself: a caller's own id maker, checks, set-up, ... */
+export type ServerOptions = Omit<AppOptions, 'config' | 'store' | 'redis' | 'observability'>;
+
+export async function runServer(config: Config, options: ServerOptions = {}): Promise<void> {
   const observability = await startObservability(config);
   const file = sqliteFileOf(config.databaseUrl);
   const created = file !== undefined && !existsSync(file);
@@ -46,13 +49,12 @@ export async function runServer(config: Config): Promise<void> {
     groupCommit: config.sqliteGroupCommit,
     pageCacheBytes: config.pageCacheBytes,
     timeoutMs: databaseTimeoutMs(config.requestTimeoutMs),
-    ...(config.benchOff.includes('auth-cache') ? { tokenCache: false } : {}),
   });
   // With REDIS_URL the rate-limit counters are shared by every instance; without it each process counts on its own.
   const redis = config.rateLimit?.max && config.redisUrl ? await createRateLimitRedis(config.redisUrl) : undefined;
   const app = await store
     .migrate()
-    .then(() => buildApp({ config, store, redis, observability }))
+    .then(() => buildApp({ ...options, config, store, redis, observability }))
     .catch(async (error: unknown) => {
       // Start-up stops here: close what is open, so the process can exit.
       redis?.disconnect();

@@ -39,6 +39,9 @@ const REASONS = {
 
 export type SecurityHandler = (operationId: string, scope: Scope | null) => onRequestHookHandler;
 
+/** The security handlers by the contract's security scheme name. */
+export type SecurityHandlers = Readonly<Record<'bearerAuth', SecurityHandler>>;
+
 type Checked = Awaited<ReturnType<JwtVerifier>> | TokenCheck;
 
 /**
@@ -46,10 +49,7 @@ type Checked = Awaited<ReturnType<JwtVerifier>> | TokenCheck;
  * A callback hook, not an async one: a token the store holds in memory (most requests) is checked and the request
  * goes on in the same turn, with no promise to settle; only a lookup in the database waits.
  */
-export function createSecurityHandlers(
-  store: Store,
-  verifyJwt: JwtVerifier | null,
-): Readonly<Record<'bearerAuth', SecurityHandler>> {
+export function createSecurityHandlers(store: Store, verifyJwt: JwtVerifier | null): SecurityHandlers {
   return {
     bearerAuth: (operationId, scope) => {
       const finish = (request: FastifyRequest, result: Checked): ApiError | undefined => {

@@ -23,8 +23,8 @@ async function helmetHeaders(): Promise<Record<string, string>> {
 }
 
 /**
- * Registers the hook. `enabled: false` (the bench's `PLANT_STORE_BENCH_OFF=security-headers`) leaves out helmet's
- * headers and Cache-Control, `requestIds: false` (`request-ids`) the X-Request-Id header.
+ * Registers the hook. `securityHeaders: false` leaves out helmet's headers and Cache-Control, `requestIds: false` the
+ * X-Request-Id header (buildApp's `answerHeaders`).
  */
 export async function registerAnswerHeaders(
   app: FastifyInstance,

@@ -17,8 +17,6 @@ export interface OpenOptions {
   pageCacheBytes?: number;
   /** SQLite: hears the size of each group-commit batch (metrics). */
   onGroupCommit?: (size: number) => void;
-  /** Cache token records (default true); false is the bench's `auth-cache` switch (config.ts, benchOff). */
-  tokenCache?: boolean;
   /** SQLite: create a new database where one was lost (only `plant-store migrate` does; see sqlite/file-guard.ts). */
   recreateLost?: boolean;
 }
@@ -64,7 +62,6 @@ async function openPostgres(databaseUrl: string, options: OpenOptions): Promise<
     ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
-    ...(options.tokenCache === false ? { tokenCache: false } : {}),
   });
 }
 
@@ -72,7 +69,6 @@ async function openSqlite(databaseUrl: string, options: OpenOptions): Promise<St
   const sqlite = {
     groupCommit: options.groupCommit ?? true,
     recreateLost: options.recreateLost ?? false,
-    ...(options.tokenCache === false ? { tokenCache: false } : {}),
     ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
     ...(options.onGroupCommit ? { onGroupCommit: options.onGroupCommit } : {}),
   };

@@ -17,7 +17,7 @@ for (const [network, prefix] of [
   ['192.0.0.0', 24], // IETF protocol assignments
   ['192.0.2.0', 24], // documentation
   ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
+  ['198.18.0.0', 15], // network device testing (RFC 2544)
   ['198.51.100.0', 24], // documentation
   ['203.0.113.0', 24], // documentation
   ['224.0.0.0', 4], // multicast

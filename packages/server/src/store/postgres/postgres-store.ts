@@ -48,8 +48,6 @@ export interface PostgresOptions {
   timeoutMs?: number;
   /** Most bytes of cached pages (PAGE_CACHE_BYTES). */
   pageCacheBytes?: number;
-  /** Cache token records (default true; false only for the bench's `auth-cache` switch). */
-  tokenCache?: boolean;
 }
 
 /** Most bytes of cached token records; only tokens that exist are cached, so this holds thousands of principals. */
@@ -164,7 +162,6 @@ export function openPostgresStore({
   poolSize = DEFAULT_POOL_SIZE,
   timeoutMs = DEFAULT_POSTGRES_TIMEOUT_MS,
   pageCacheBytes = DEFAULT_PAGE_CACHE_BYTES,
-  tokenCache = true,
 }: PostgresOptions): Store {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
@@ -385,7 +382,7 @@ export function openPostgresStore({
         const row = result.rows[0];
         if (!row) return undefined; // unknown hashes are not cached: random tokens must not grow the cache
         const record = Object.freeze({ ...toTokenRecord(row), secretHash: row.secret_hash });
-        if (live && feed.live && seen === epoch && tokenCache) tokens.set('', key, record);
+        if (live && feed.live && seen === epoch) tokens.set('', key, record);
         return record;
       },
       async list() {

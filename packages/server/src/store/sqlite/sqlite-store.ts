@@ -32,8 +32,6 @@ export interface SqliteOptions {
   pageCacheBytes?: number;
   /** Hears the size of each group-commit batch (metrics). */
   onGroupCommit?: (size: number) => void;
-  /** Cache token records by hash (default true; false only for the bench's `auth-cache` switch). */
-  tokenCache?: boolean;
   /** Create a new database even where one was lost (`plant-store migrate`); otherwise start-up refuses. */
   recreateLost?: boolean;
 }
@@ -260,7 +258,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
         const row = statement('SELECT * FROM tokens WHERE secret_hash = ?').get(secretHash) as TokenRow | undefined;
         if (!row) return undefined; // unknown hashes are not cached: random tokens must not grow the cache
         const record = Object.freeze({ ...toTokenRecord(row), secretHash: row.secret_hash });
-        if (options.tokenCache !== false) tokensByHash.set(secretHash.toString('latin1'), record);
+        tokensByHash.set(secretHash.toString('latin1'), record);
         return record;
       },
       async list() {

@@ -15,7 +15,7 @@ export const JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024;
 /**
  * The most time between a commit and the passive checkpoint that copies it into the database file. Each checkpoint
  * copies the pages written since the last and fsyncs the file, so a short period copies hot pages (the owner's
- * version, the last leaf) over and over: 1 s copies about as often as SQLite's own 1,000 pages did on the bench.
+ * version, the last leaf) over and over: 1 s copies about as often as SQLite's own 1,000 pages did under load.
  */
 const CHECKPOINT_MS = 1_000;
 /** How long the writer must have been idle before the log is emptied. */

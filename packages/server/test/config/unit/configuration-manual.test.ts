@@ -23,8 +23,6 @@ function configurationTable(): Map<string, [string, string]> {
 it('has a row for every variable config.ts reads', () => {
   const rows = configurationTable();
   const read = new Set([...source.matchAll(/env(?:\.|, ')([A-Z][A-Z0-9_]{2,})/g)].map((match) => match[1] ?? ''));
-  // A bench-only switch, documented with the bench.
-  read.delete('PLANT_STORE_BENCH_OFF');
   const missing = [...read].filter(
     (name) =>
       !rows.has(name) &&

@@ -1,7 +1,7 @@
 // The "naive" PostgreSQL peer for the benchmark: Fastify and a `pg` pool the way most services are written, with
 // no cache and one query per request (JSON-schema validation of the body, the page built from rows in JavaScript).
 // Bearer tokens `bench-token-<n>` are accepted as they are, each its own principal; the table lives in SCHEMA.
-// Usage: PORT=3903 DATABASE_URL=postgres://... SCHEMA=... tsx scripts/bench/naive-pg.ts
+// Usage: PORT=3903 DATABASE_URL=postgres://... SCHEMA=... tsx tools/bench/src/naive-pg.ts
 import Fastify from 'fastify';
 import pg from 'pg';
 

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { spawnTracked, stopChild } from './children.js';
 import type { Scenario } from './wrk.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = fileURLToPath(new URL('../../..', import.meta.url));
 const BIN = join(root, 'packages/server/bin/plant-store.js');
 
 /** The mixed workload's principals, and the plants each owns before it starts. */
@@ -84,8 +84,8 @@ export interface Runtime {
 }
 
 /**
- * The layer variants' runtime: scripts/bench/variant-server.ts, which builds the app with the layers named in
- * BENCH_LAYERS_OFF switched off (the service refuses to weaken itself from its environment), under the V8 and glibc
+ * The layer variants' runtime: tools/bench/src/variant-server.ts, which builds the app with the layers named in
+ * BENCH_LAYERS_OFF switched off through buildApp's options (layer-switches.ts), under the V8 and glibc
  * sizing `plant-store serve` gives itself (bin/plant-store.js).
  */
 export const VARIANT_RUNTIME: Runtime = {
@@ -194,7 +194,7 @@ export const postgresSchema = (prefix: string) => () =>
 
 const peerTokens = Array.from({ length: PRINCIPALS }, (_, i) => `bench-token-${i}`);
 
-/** A peer server script from scripts/bench, run under tsx, accepting the `bench-token-<n>` tokens. */
+/** A peer server script beside this one, run under tsx, accepting the `bench-token-<n>` tokens. */
 function peer(
   name: string,
   script: string,
@@ -208,7 +208,10 @@ function peer(
     scenarios,
     async start(port: number): Promise<Running> {
       const vars = env();
-      const child = launch(['--import', 'tsx', join(root, 'scripts/bench', script)], { PORT: String(port), ...vars });
+      const child = launch(['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {
+        PORT: String(port),
+        ...vars,
+      });
       const url = `http://127.0.0.1:${port}`;
       try {
         await waitForHealth(url, child, health);

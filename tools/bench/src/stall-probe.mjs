@@ -3,7 +3,7 @@
 // monitorEventLoopDelay at 1 ms resolution), the time spent in garbage collection by kind (from a PerformanceObserver on
 // 'gc' entries), and the heap's size. Run with --trace-gc too to see each collection. Plain JavaScript, so it loads
 // without tsx; `plant-store serve` keeps it across its own re-execution (execArgv is kept). stalls.ts runs it.
-// Usage: STALL_PROBE_FILE=/tmp/probe.tsv node --import ./scripts/bench/stall-probe.mjs packages/server/bin/plant-store.js serve
+// Usage: STALL_PROBE_FILE=/tmp/probe.tsv node --import ./tools/bench/src/stall-probe.mjs packages/server/bin/plant-store.js serve
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 

@@ -4,10 +4,11 @@
 // round so variants interleave. The figure is the server's CPU time per request (every thread, from /proc), which a
 // shared machine shakes far less than requests per second; a layer's price is the variant's figure minus the
 // default's (sign turned so that a positive price is what the feature costs). Every variant, the default included,
-// runs through variant-server.ts: the bench's layers (BENCH_LAYERS_OFF) are set in the config it builds the app
-// with, since the service refuses to weaken its security from its environment.
+// runs through variant-server.ts: a layer no configuration turns off (BENCH_LAYERS_OFF, layer-switches.ts) is
+// switched off through buildApp's options there; the service itself reads no bench switch.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { SwitchedLayer } from './layer-switches.js';
 import { Samples } from './stats.js';
 import { plantStore, type Running, sqliteFile, type Target, VARIANT_RUNTIME } from './targets.js';
 import { type Scenario, type WrkResult, wrk } from './wrk.js';
@@ -42,7 +43,7 @@ const off = (name: string, how: string, env: Record<string, string>, budgetUs: n
   env,
   budgetUs,
 });
-const benchOff = (name: string, switchName: string, how: string, budgetUs: number): Layer => ({
+const benchOff = (name: string, switchName: SwitchedLayer, how: string, budgetUs: number): Layer => ({
   name,
   how: `bench layer \`${switchName}\` off: ${how}`,
   env: { BENCH_LAYERS_OFF: switchName },
@@ -69,7 +70,6 @@ export function layers(receiverUrl: string): Layer[] {
       'the principal remembered per operation and Authorization header after its first check (no hash, no lookup)',
       4,
     ),
-    benchOff('auth cache', 'auth-cache', 'every token looked up in the database (negative: what the cache saves)', 0),
     benchOff('validation', 'validation', 'query and body checked by nothing but integer conversion', 3),
     benchOff('serialization', 'serialization', '`JSON.stringify` instead of the compiled response serializers', 2),
     benchOff('webhook worker (idle)', 'webhook-worker', 'the delivery worker not started', 0.5),

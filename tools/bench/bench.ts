@@ -3,33 +3,26 @@
 // docs/benchmarks.md with a chart. Each of --rounds N rounds starts every target in turn (the order rotates by one
 // per round, so targets interleave), warms it up (2 s of its first scenario, unrecorded), runs its closed-loop wrk
 // scenarios, then its open-loop latency runs at 50% and 80% of the capacity it just showed; then the hot-read A/B
-// (plant-store against bare Fastify, both up at once, alternating; scripts/bench/hot-read-ab.ts) and the cost-growth
+// (plant-store against bare Fastify, both up at once, alternating; tools/bench/src/hot-read-ab.ts) and the cost-growth
 // runs (1k, 100k, 1M stored plants). Tables give each figure's median over the rounds with its spread (min-max).
 // Options: --seconds N (per closed-loop run, default 5), --open-seconds N (per open-loop run, 4), --connections N
 // (50), --rounds N (3), --no-postgres, --no-scale, --port N (the first server's port, 3950), --soak N (seconds; then
-// only the sustained-load test runs); the layer pricing (scripts/bench/layers.ts) and the options that shorten a run
+// only the sustained-load test runs); the layer pricing (tools/bench/src/layers.ts) and the options that shorten a run
 // are listed by `pnpm bench --help`.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type AbPair, hotReadAB } from './bench/hot-read-ab.js';
-import { DEFAULTS, priceLayers } from './bench/layers.js';
-import { type OpenLoopResult, openLoop } from './bench/open-loop.js';
-import { costGrowth, LAYOUTS, SCALE_RATE, SIZES } from './bench/scale.js';
-import { sdkOverhead } from './bench/sdk-overhead.js';
-import { type Judged, LAG_LIMIT_MS, LAG_SHARE_LIMIT, SPIN_MS } from './bench/send-schedule.js';
-import { soak } from './bench/soak.js';
-import { Samples, type Spread, show, spread } from './bench/stats.js';
-import {
-  METRICS_ON,
-  PLANTS_PER_PRINCIPAL,
-  PRINCIPALS,
-  targets,
-  WEBHOOK_ON,
-  webhookDeliveries,
-} from './bench/targets.js';
-import { requireWrk, type Scenario, type WrkResult, wrk } from './bench/wrk.js';
+import { type AbPair, hotReadAB } from './src/hot-read-ab.js';
+import { DEFAULTS, priceLayers } from './src/layers.js';
+import { type OpenLoopResult, openLoop } from './src/open-loop.js';
+import { costGrowth, LAYOUTS, SCALE_RATE, SIZES } from './src/scale.js';
+import { sdkOverhead } from './src/sdk-overhead.js';
+import { type Judged, LAG_LIMIT_MS, LAG_SHARE_LIMIT, SPIN_MS } from './src/send-schedule.js';
+import { soak } from './src/soak.js';
+import { Samples, type Spread, show, spread } from './src/stats.js';
+import { METRICS_ON, PLANTS_PER_PRINCIPAL, PRINCIPALS, targets, WEBHOOK_ON, webhookDeliveries } from './src/targets.js';
+import { requireWrk, type Scenario, type WrkResult, wrk } from './src/wrk.js';
 
 const { values } = parseArgs({
   options: {
@@ -77,9 +70,9 @@ Layer pricing: the SQLite service on its default configuration (rate limit raise
 ephemeral port) next to one variant per layer with that layer switched off (tracing: on), each started once and
 seeded, measured in turn on the hot read and the mixed workload. The figure is the server's CPU time per request;
 a layer's price is the difference to the default. Switches are real configuration (LOG_LEVEL, METRICS_PORT,
-RATE_LIMIT_MAX, MAX_EVENT_LOOP_DELAY_MS, OTEL_*) or bench layers (security-headers, request-ids, auth, auth-cache,
-validation, serialization, webhook-worker; see config.ts) that scripts/bench/variant-server.ts sets in the config it
-builds the app with: every variant runs through it, since \`serve\` refuses to switch off security from its environment.`;
+RATE_LIMIT_MAX, MAX_EVENT_LOOP_DELAY_MS, OTEL_*) or bench layers (security-headers, request-ids, auth, validation,
+serialization, webhook-worker; tools/bench/src/layer-switches.ts) that tools/bench/src/variant-server.ts turns into
+buildApp's options: every variant runs through it; the service itself reads no bench switch.`;
 if (values.help) {
   console.log(HELP);
   process.exit(0);
@@ -89,7 +82,7 @@ const seconds = Number(values.seconds);
 const openSeconds = Number(values['open-seconds']);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
-const docs = fileURLToPath(new URL('../docs/', import.meta.url));
+const docs = fileURLToPath(new URL('../../docs/', import.meta.url));
 const began = Date.now();
 // What else the machine was doing: its load average (1, 5, 15 min) when the run began and when it ended, and the
 // busiest processes that were not the benchmark's own, for docs/benchmarks.md.
@@ -548,7 +541,7 @@ ${
 
 ## Open loop (latency at fixed rates)
 
-A generator of our own (\`scripts/bench/open-loop-generator.ts\`, 64 connections, ${openSeconds} s per run) keeps wrk2's
+A generator of our own (\`tools/bench/src/open-loop-generator.ts\`, 64 connections, ${openSeconds} s per run) keeps wrk2's
 schedule: send i is due at start + i / rate whatever the answers do, and each latency counts from that *intended*
 time, so a stall is charged to every request it delayed (no coordinated omission). Its alarm is a worker thread that
 sleeps in the kernel until ${SPIN_MS} ms before a send and waits out the rest awake, then wakes the generator, whose event
@@ -557,7 +550,7 @@ floor under every p50). Rates are 50% and 80% of that round's closed-loop figure
 (each target's own capacity), one principal. Beside every figure stands the generator's own lag (how late its sends
 left their intended times: p50 / p99 of the run, and the worst send) and its CPU time over wall time while sending
 (the alarm thread's included). **A figure is refused** when the generator's lag at the same percentile exceeds
-${LAG_SHARE_LIMIT * 100}% of it or ${LAG_LIMIT_MS} ms, whichever is less (\`judge\` in \`scripts/bench/send-schedule.ts\`): a refused round
+${LAG_SHARE_LIMIT * 100}% of it or ${LAG_LIMIT_MS} ms, whichever is less (\`judge\` in \`tools/bench/src/send-schedule.ts\`): a refused round
 is left out of the median and counted in the cell, and a target whose figure has a refused round is not judged.
 
 | server | operation | load | rate req/s | p50 ms | p99 ms | p99.9 ms | generator lag p50 / p99 / max ms | errors + non-2xx | generator CPU (max) | max RSS MB |
@@ -568,7 +561,7 @@ ${openRows.join('\n')}
 
 ${
   layers
-    ? `The SQLite service on its default configuration next to the same service with one layer switched off (tracing: on), every variant started once and seeded, then measured in turn (${Number(values['layer-rounds'] ?? rounds)} rounds, the order rotating) with wrk (${connections} connections, ${seconds} s) on the hot read and the mixed workload. The figure is the server's CPU time per request from /proc (every thread), which a shared machine shakes far less than requests per second; a layer's price is the default's figure minus the variant's (for tracing, the other way round). Every variant, the default included, is started by \`scripts/bench/variant-server.ts\`, which sets the bench layers in the config it builds the app with (\`serve\` refuses a switch that weakens security). \`pnpm bench --layers\` runs this table alone.
+    ? `The SQLite service on its default configuration next to the same service with one layer switched off (tracing: on), every variant started once and seeded, then measured in turn (${Number(values['layer-rounds'] ?? rounds)} rounds, the order rotating) with wrk (${connections} connections, ${seconds} s) on the hot read and the mixed workload. The figure is the server's CPU time per request from /proc (every thread), which a shared machine shakes far less than requests per second; a layer's price is the default's figure minus the variant's (for tracing, the other way round). Every variant, the default included, is started by \`tools/bench/src/variant-server.ts\`, which switches a bench layer off through buildApp's options (\`tools/bench/src/layer-switches.ts\`; the service reads no bench switch). \`pnpm bench --layers\` runs this table alone.
 
 ${layers}`
     : 'Not run (`--no-layers`).'

@@ -5,7 +5,7 @@
 // and the median of the paired ratios. Written for runtime upgrades (Node 20 -> 24 here); with the same Node on both
 // sides it is a code A/B (`--scenarios get,mixed` picks the scenarios; the server's CPU per request is reported too).
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { plantStore, sqliteFile, type Target } from './targets.js';
 import { type Scenario, type WrkResult, wrk } from './wrk.js';
@@ -20,8 +20,10 @@ const { values } = parseArgs({
     scenarios: { type: 'string', default: 'get,create,delete' },
   },
 });
-const baseCheckout = values['base-checkout'];
-const baseNode = values['base-node'];
+// `pnpm bench:runtime` runs this in tools/bench: relative paths are the caller's, where pnpm was started (INIT_CWD).
+const here = (path: string | undefined) => path && resolve(process.env.INIT_CWD ?? process.cwd(), path);
+const baseCheckout = here(values['base-checkout']);
+const baseNode = here(values['base-node']);
 if (!baseCheckout || !baseNode) {
   console.error('usage: pnpm bench:runtime --base-checkout DIR --base-node PATH [--rounds 3] [--seconds 5]');
   process.exit(2);

@@ -3,7 +3,7 @@
 // read and the mixed workload; per scenario it prints wrk's figures and a summary of the probe's 100 ms windows: the
 // event loop's delay, garbage collection (count, time by kind, the longest pause) and the heap. A window whose delay
 // far exceeds its GC time was a stall with no collection in it: the process off its core, or work on the loop.
-// Usage: tsx scripts/bench/stalls.ts [--seconds N] [--postgres] [--keep DIR] (the probe files are kept in DIR)
+// Usage: tsx tools/bench/src/stalls.ts [--seconds N] [--postgres] [--keep DIR] (the probe files are kept in DIR)
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ const { values } = parseArgs({
   },
 });
 requireWrk();
-const BIN = fileURLToPath(new URL('../../packages/server/bin/plant-store.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../packages/server/bin/plant-store.js', import.meta.url));
 const PROBE = fileURLToPath(new URL('./stall-probe.mjs', import.meta.url));
 const dir = values.keep ?? mkdtempSync(join(tmpdir(), 'plant-store-stalls-'));
 mkdirSync(dir, { recursive: true });

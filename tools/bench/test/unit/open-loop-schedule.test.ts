@@ -1,4 +1,4 @@
-// The open-loop generator's clock work (scripts/bench/send-schedule.ts) on a fake clock: sends fall due on a fixed
+// The open-loop generator's clock work (tools/bench/src/send-schedule.ts) on a fake clock: sends fall due on a fixed
 // schedule, each is charged how late it left, the driver reaches each send on time although its timers fire late,
 // and a latency figure the generator's own lag could have made is refused.
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import {
   realClock,
   runSchedule,
   SendSchedule,
-} from '../../bench/send-schedule.js';
+} from '../../src/send-schedule.js';
 
 /**
  * A fake clock: the alarm rings `alarmLateMs` after the time it was set for (a kernel's sleep is not exact), and

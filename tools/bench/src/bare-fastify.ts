@@ -1,5 +1,5 @@
 // The framework ceiling for the benchmark: a bare Fastify route answering the same 100-plant page from memory,
-// serialized by the same response schema. Usage: PORT=3901 tsx scripts/bench/bare-fastify.ts
+// serialized by the same response schema. Usage: PORT=3901 tsx tools/bench/src/bare-fastify.ts
 import Fastify from 'fastify';
 
 const page = Array.from({ length: 100 }, (_, i) => ({ name: `plant number ${i + 1}`, tag: `tag${i + 1}` }));

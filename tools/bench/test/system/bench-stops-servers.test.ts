@@ -10,10 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { waitFor } from '@plant-store/test-kit';
 import { describe, expect, it } from 'vitest';
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
+const root = fileURLToPath(new URL('../../../..', import.meta.url));
 
 function bench(args: string[], path: string): { child: ChildProcess; output: () => string; exited: Promise<number> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', 'scripts/bench.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', 'tools/bench/bench.ts', ...args], {
     cwd: root,
     env: { ...process.env, PATH: path },
     stdio: ['ignore', 'pipe', 'pipe'],
