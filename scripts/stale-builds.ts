@@ -16,11 +16,14 @@ export interface Build {
   sources: string[];
 }
 
+// The compiler settings every package's tsconfig extends.
+const BASE = '../../tsconfig.base.json';
+
 /** What the server runs: the contract, the core, then the server. */
 export const SERVER_BUILDS: Build[] = [
-  { dir: 'packages/contract', sources: ['src', 'package.json', 'tsconfig.build.json', '../../openapi.yaml'] },
-  { dir: 'packages/core', sources: ['src', 'package.json', 'tsconfig.build.json'] },
-  { dir: 'packages/server', sources: ['src', 'package.json', 'tsconfig.build.json'] },
+  { dir: 'packages/contract', sources: ['src', 'package.json', 'tsconfig.build.json', BASE, '../../openapi.yaml'] },
+  { dir: 'packages/core', sources: ['src', 'package.json', 'tsconfig.build.json', BASE] },
+  { dir: 'packages/server', sources: ['src', 'package.json', 'tsconfig.build.json', BASE] },
 ];
 
 /** Every package with a dist/: the server's, then the SDK (which bundles the contract's and the core's sources). */
@@ -28,7 +31,16 @@ export const BUILDS: Build[] = [
   ...SERVER_BUILDS,
   {
     dir: 'packages/sdk',
-    sources: ['src', 'package.json', 'tsup.config.ts', 'scripts', '../contract/src', '../core/src'],
+    sources: [
+      'src',
+      'package.json',
+      'tsconfig.json',
+      'tsup.config.ts',
+      'scripts',
+      BASE,
+      '../contract/src',
+      '../core/src',
+    ],
   },
 ];
 

@@ -53,11 +53,11 @@ export function bodyCheck(store: Store): (operation: ContractOperation) => BodyC
       if (!keyed || request.principal === null || typeof key !== 'string') return undefined;
       // Fastify checks headers after the body, so a refused body has not had its key checked yet.
       if (malformedKeyError(key) !== undefined) return undefined;
-      const refusal = errorAnswer(error);
-      if (refusal.status !== 400) return undefined;
+      const { status, message, json } = errorAnswer(error);
+      if (status !== 400) return undefined;
       const fingerprint = await refusalFingerprintOf(operationId, bytes);
-      const answer = await keepRefusal(store, request.principal.subject, key, fingerprint, refusal);
-      return { ...answer, reason: refusal.message };
+      const answer = await keepRefusal(store, request.principal.subject, key, fingerprint, { status, json });
+      return { ...answer, reason: message };
     };
 
     return async (request, reply) => {
