@@ -1,20 +1,9 @@
-// vitest globalSetup of the system and package tiers: builds the contract, the server and the SDK, unless their
-// dist/ is newer than every source (as it is right after `pnpm build`, which `pnpm test` runs first). Tests that
-// start the real `plant-store` process run the compiled server, and the SDK's tarball and browser tests pack the same
-// fresh dist/. The unit tier never needs it. Several projects share this setup; it builds at most once per run.
-import { type Build, buildStale, SERVER_BUILDS } from '../stale-builds.ts';
-
-const BUILDS: Build[] = [
-  ...SERVER_BUILDS,
-  {
-    dir: 'packages/sdk',
-    sources: ['src', 'package.json', 'tsup.config.ts', '../contract/src', '../core/src'],
-    commands: [
-      ['node_modules/.bin/tsup', []],
-      [process.execPath, ['scripts/size.mjs']],
-    ],
-  },
-];
+// vitest globalSetup of the system and package tiers: builds the contract, the core, the server and the SDK, unless
+// their dist/ is newer than every source (as it is after `pnpm install` or `pnpm build`, which `pnpm test` runs
+// first). Tests that start the real `plant-store` process run the compiled server, and the SDK's tarball and browser
+// tests pack the same fresh dist/. The unit tier never needs it. Several projects share this setup; it builds at most
+// once per run.
+import { BUILDS, buildStale } from '../stale-builds.ts';
 
 const state = globalThis as { plantStoreBuilt?: boolean };
 

@@ -14,7 +14,6 @@ import { frameworkErrors, registerErrorHandler } from './http/error-handler.js';
 import { registerExpectContinue } from './http/expect-continue.js';
 import { httpServerFactory } from './http/http-server.js';
 import { BODY_LIMIT, registerJsonBodyParser } from './http/json-body.js';
-import { refusalKeeper } from './http/kept-refusals.js';
 import { registerLoadShedding } from './http/load-shedding.js';
 import { AccessLog, loggerOptions, requestLog } from './http/logger.js';
 import { registerNotFoundHandler } from './http/not-found.js';
@@ -115,7 +114,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
   registerValidation(app);
   options.configure?.(app);
-  registerErrorHandler(app, refusalKeeper(contract, store));
+  registerErrorHandler(app);
   registerJsonBodyParser(app, contract.operations);
 
   await registerAnswerHeaders(app, {

@@ -1,6 +1,7 @@
 // Configuration: read from the environment once, at start-up, validated into a frozen object that is passed in.
 // A bad value stops start-up with a message naming the variable and what it accepts.
 import { isIP } from 'node:net';
+import { DATABASE_URL_FORMS, engineOf } from './store/open-store.js';
 import { DEFAULT_PAGE_CACHE_BYTES } from './store/page-cache.js';
 import { DEFAULT_POOL_SIZE } from './store/postgres/pool-size.js';
 
@@ -33,7 +34,7 @@ export interface JwtConfig {
 export interface Config {
   readonly host: string;
   readonly port: number;
-  /** `sqlite:<path>`, `sqlite::memory:` or `postgres://...`. */
+  /** A URL one of the store engines takes (store/open-store.ts): `sqlite:<path>`, `postgres://...`, `memory:`, ... */
   readonly databaseUrl: string;
   /** Where databaseUrl came from: the environment, or the default (DATABASE_URL unset or empty). */
   readonly databaseUrlFrom: 'DATABASE_URL' | 'default';
@@ -132,21 +133,17 @@ function boolean(env: Record<string, string | undefined>, name: string, fallback
 
 function databaseUrl(raw: string | undefined): string {
   const value = raw?.trim() || DEFAULT_DATABASE_URL;
-  if (value === 'sqlite::memory:' || value === 'memory:') return value;
-  if (/^sqlite:.+/.test(value)) return value;
-  if (/^postgres(ql)?:\/\/.+/.test(value)) return value;
-  throw new ConfigError(
-    `DATABASE_URL must be sqlite:<file path>, sqlite::memory:, postgres://user@host:port/database or memory:, got "${value}"`,
-  );
+  if (engineOf(value) !== undefined) return value;
+  throw new ConfigError(`DATABASE_URL must be ${DATABASE_URL_FORMS}, got "${value}"`);
 }
 
 function databaseDirectUrl(raw: string | undefined, database: string): string | null {
   const value = raw?.trim();
   if (!value) return null;
-  if (!/^postgres(ql)?:\/\/.+/.test(value)) {
+  if (engineOf(value) !== 'postgres') {
     throw new ConfigError(`DATABASE_DIRECT_URL must be postgres://user@host:port/database, got "${value}"`);
   }
-  if (!/^postgres(ql)?:\/\//.test(database)) {
+  if (engineOf(database) !== 'postgres') {
     throw new ConfigError('DATABASE_DIRECT_URL is for a PostgreSQL DATABASE_URL (behind a pooler), not this one');
   }
   return value;

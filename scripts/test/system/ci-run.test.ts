@@ -1,7 +1,8 @@
 // .ci/run's verdict, on a copy of it with stand-ins for the machine's services, pnpm and the other Node lines (the
-// real suite is far too long to run here): a PostgreSQL or Redis that does not start fails the run and is named in
-// the total; a default run that stops before vitest is a failure, never summarised from the previous run's report; an
-// unhandled error (vitest exits 1, its report all green) is a failure.
+// real suite is far too long to run here): each tier's wall time and the total are printed before the summaries; a
+// PostgreSQL or Redis that does not start fails the run and is named in the total; a default run that stops before
+// vitest is a failure, never summarised from the previous run's report; an unhandled error (vitest exits 1, its report
+// all green) is a failure.
 import { execFile } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,8 +26,9 @@ mkdirSync(join(repo, 'scripts'));
 copyFileSync(join(root, '.ci/run'), join(repo, '.ci/run'));
 copyFileSync(join(root, 'scripts/test-summary.mjs'), join(repo, 'scripts/test-summary.mjs'));
 file(join(repo, 'node_modules/.bin/node'), '#!/bin/sh\necho 24.0.0\n');
-// The services answer as STUB_* says; pnpm's install passes, its test writes STUB_TEST_REPORT (if set) and exits
-// STUB_TEST_EXIT; `npx -p node@N` gives a Node whose vitest writes STUB_LINES_REPORT and exits STUB_LINES_EXIT.
+// The services answer as STUB_* says; pnpm's install passes, its check exits STUB_CHECK_EXIT, its test:vitest writes
+// STUB_TEST_REPORT (if set) and exits STUB_TEST_EXIT; `npx -p node@N` gives a Node whose vitest writes
+// STUB_LINES_REPORT and exits STUB_LINES_EXIT.
 file(join(bin, 'pg_isready'), '#!/bin/sh\nexit "$STUB_PG_READY"\n');
 file(join(bin, 'pg_ctlcluster'), '#!/bin/sh\necho "$STUB_PG_START" >&2\nexit 1\n');
 file(join(bin, 'redis-cli'), '#!/bin/sh\nexit "$STUB_REDIS_READY"\n');
@@ -38,7 +40,8 @@ file(
   `#!/bin/bash
 case "$*" in
   *" install") exit 0 ;;
-  *" test") [ -z "\${STUB_TEST_REPORT:-}" ] || { mkdir -p .tmp && cp "$STUB_TEST_REPORT" .tmp/vitest.json; }
+  *" check") exit "\${STUB_CHECK_EXIT:-0}" ;;
+  *" test:vitest") [ -z "\${STUB_TEST_REPORT:-}" ] || { mkdir -p .tmp && cp "$STUB_TEST_REPORT" .tmp/vitest.json; }
     exit "\${STUB_TEST_EXIT:-0}" ;;
   *"-p node@"*) echo "${join(bin, 'other-node')}" ;;
 esac
@@ -108,6 +111,18 @@ describe('.ci/run', () => {
     expect(code).toBe(0);
   });
 
+  it("prints each tier's wall time and the whole run's before the summaries", async () => {
+    const { lines } = await ciRun(green);
+    expect(lines.slice(-10, -4)).toEqual([
+      expect.stringMatching(/^time: install \d+ s$/),
+      expect.stringMatching(/^time: checks \(gen:check, contract:check, build, typecheck, lint\) \d+ s$/),
+      expect.stringMatching(/^time: vitest, default Node \d+ s$/),
+      expect.stringMatching(/^time: vitest, Node 22 \d+ s$/),
+      expect.stringMatching(/^time: vitest, Node 26 \d+ s$/),
+      expect.stringMatching(/^time: total \d+ s$/),
+    ]);
+  });
+
   it('fails, naming why, when PostgreSQL does not start', async () => {
     const url = 'postgres://postgres@127.0.0.1:1/test';
     const { code, lines } = await ciRun({
@@ -135,8 +150,10 @@ describe('.ci/run', () => {
   it('never summarises the previous run: a default run that stops before vitest is a failure', async () => {
     mkdirSync(join(repo, '.tmp'));
     copyFileSync(report('previous', Array(50).fill('passed')), join(repo, '.tmp/vitest.json'));
-    const { code, lines } = await ciRun({ STUB_LINES_REPORT: green.STUB_LINES_REPORT, STUB_TEST_EXIT: '1' });
+    // The checks fail, so vitest (which would write a green report) never runs, and is not timed.
+    const { code, lines } = await ciRun({ ...green, STUB_CHECK_EXIT: '1' });
     expect(existsSync(join(repo, '.tmp/vitest.json'))).toBe(false);
+    expect(lines.filter((line) => line.startsWith('time: vitest, default'))).toEqual([]);
     expect(lines.filter((line) => line.startsWith('failed: '))).toEqual([
       expect.stringMatching(/^failed: \.tmp\/vitest\.json \(no vitest report: the run stopped before vitest wrote one/),
     ]);

@@ -105,7 +105,7 @@ export function keyReusedError(): ApiError {
   );
 }
 
-/** A kept answer as the error handler sends it: status, the JSON body as text, and headers. */
+/** A kept answer as it is sent: status, the JSON body as text, and headers. */
 export interface KeptRefusalAnswer {
   status: number;
   json: string;

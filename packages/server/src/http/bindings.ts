@@ -5,12 +5,12 @@
 // runs those after the body has been parsed and validated, so a caller without a token would learn the body rules
 // from a 400 (and pay for parsing) before hearing 401. onRequest runs before the body is read.
 
-import { BODY_REQUIRED_MESSAGE, JsonBodyError } from '@plant-store/contract';
 import { OPEN_OPERATIONS } from '@plant-store/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyOpenapiGlueOptions } from 'fastify-openapi-glue';
 import type { SecurityHandler } from '../auth/bearer.js';
 import type { Store } from '../store/store.js';
+import { bodyCheck } from './body-check.js';
 import type { Contract } from './openapi-document.js';
 import { queryNamesHook } from './query-names.js';
 
@@ -68,10 +68,13 @@ export function operationResolver(
   store: Store,
 ): FastifyOpenapiGlueOptions['operationResolver'] {
   const byOperationId = new Map(contract.operations.map((operation) => [operation.operationId as string, operation]));
+  const checkBody = bodyCheck(store);
   const resolve = (operationId: string) => {
     // checkBindings has made sure every operationId of the contract has an operation, a handler and its schemes.
     const operation = byOperationId.get(operationId)!;
     const handler = handlers[operationId]!;
+    // Only routes with a body get the hook: a hook that does nothing still costs every request a turn.
+    const preValidation = checkBody(operation);
     // The route's own path, the same on every request of the route (and of its HEAD twin): read once, since
     // Fastify's routeOptions builds a new object on every read.
     let routePath: string | undefined;
@@ -82,17 +85,7 @@ export function operationResolver(
         queryNamesHook(operation),
       ],
       config: { operationId },
-      // Fastify validates a body only when one was sent; the contract requires it for some operations (only their
-      // routes get the hook: a hook that does nothing still costs every request a turn).
-      ...(operation.body?.required
-        ? {
-            preValidation: (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
-              if (request.body !== undefined) return done();
-              // A body problem like malformed JSON (JsonBodyError): kept for an Idempotency-Key as they are.
-              done(new JsonBodyError(BODY_REQUIRED_MESSAGE));
-            },
-          }
-        : {}),
+      ...(preValidation ? { preValidation } : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         routePath ??= request.routeOptions.url ?? '';
         const input = {

@@ -16,7 +16,6 @@ import {
 } from '@plant-store/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StoreUnavailableError } from '../store/store.js';
-import type { RefusalKeeper } from './kept-refusals.js';
 
 interface AjvIssue {
   keyword: string;
@@ -90,6 +89,13 @@ function toErrorBody(error: unknown): {
   };
 }
 
+/** The answer to `error` as the error handler gives it: its status, its message, and its Error body as JSON text. */
+export function errorAnswer(error: unknown): { status: number; message: string; json: string } {
+  const { status, message, details } = toErrorBody(error);
+  const body: ErrorBody = { error: status, message, ...(details ? { details } : {}) };
+  return { status, message, json: JSON.stringify(body) };
+}
+
 /** The Error body as JSON text, for answers written straight to a socket (see client-errors.ts). */
 export function errorBodyText(status: number, message: string): string {
   const body: ErrorBody = { error: status, message };
@@ -122,30 +128,9 @@ function answerError(request: FastifyRequest, reply: FastifyReply, error: unknow
   return sendError(reply, status, message, details);
 }
 
-/**
- * The one error handler. `keepRefusal` (kept-refusals.ts) may keep a refusal as the first answer to an
- * Idempotency-Key, or answer one kept before; what it throws (422, 409, 503) is answered here in turn.
- */
-export function registerErrorHandler(app: FastifyInstance, keepRefusal?: RefusalKeeper): void {
-  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    if (keepRefusal) {
-      const { status, message, details } = toErrorBody(error);
-      const body: ErrorBody = { error: status, message, ...(details ? { details } : {}) };
-      const kept = keepRefusal(request, error, { status, json: JSON.stringify(body) });
-      if (kept) {
-        return kept.then(
-          (answer) => {
-            request.log.info({ status: answer.status, reason: message }, 'request refused (kept for its key)');
-            return reply
-              .code(answer.status)
-              .headers(answer.headers)
-              .type('application/json; charset=utf-8')
-              .send(answer.json);
-          },
-          (failure: unknown) => answerError(request, reply, failure),
-        );
-      }
-    }
-    return answerError(request, reply, error);
-  });
+/** The one error handler: whatever a route or a hook throws is answered in the Error shape. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) =>
+    answerError(request, reply, error),
+  );
 }

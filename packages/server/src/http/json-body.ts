@@ -17,23 +17,39 @@ export const BODY_LIMIT = BODY_LIMIT_BYTES;
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-// The bytes of bodies sent with an Idempotency-Key: a refused body's answer is kept under their fingerprint.
-const keyedBodies = new WeakMap<object, Uint8Array>();
+/**
+ * The bytes of a body sent with an Idempotency-Key, as read and not yet parsed: the operation's body check
+ * (body-check.ts) parses them, so a refusal of them is decided where the body is checked, with the exact bytes sent.
+ */
+export class KeyedBody {
+  constructor(readonly bytes: Uint8Array) {}
+}
 
-/** The body bytes of a request sent with an Idempotency-Key, as read; undefined when none were read. */
-export function keyedBodyBytes(request: object): Uint8Array | undefined {
-  return keyedBodies.get(request);
+/**
+ * The JSON value of a body's bytes. Invalid UTF-8 bytes are a 400, never replaced; an empty body is a 400, or no body
+ * at all (undefined) where `emptyIsNone` (an operation that takes no body, or need not).
+ */
+export function parseJsonBody(bytes: Uint8Array, emptyIsNone: boolean): unknown {
+  if (bytes.length === 0) {
+    if (emptyIsNone) return undefined;
+    throw new JsonBodyError(BODY_EMPTY_MESSAGE);
+  }
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    throw new JsonBodyError(BODY_NOT_UTF8_MESSAGE);
+  }
+  return parseJsonExact(text);
 }
 
 /**
  * Makes parseJsonExact the only body parser: anything but application/json is a 415, and so is a charset other than
- * UTF-8 (JSON's only encoding, RFC 8259); invalid UTF-8 bytes are a 400, never replaced. An empty body is a 400 for
- * an operation that takes a body, and no body at all for one that takes none (DELETE), whatever Content-Type says.
+ * UTF-8 (JSON's only encoding, RFC 8259). A body sent with an Idempotency-Key to an operation that takes one is handed
+ * on unparsed, as a KeyedBody.
  */
 export function registerJsonBodyParser(app: FastifyInstance, operations: readonly ContractOperation[]): void {
-  const bodyRequired = new Map(
-    operations.map((operation) => [operation.operationId, operation.body?.required === true]),
-  );
+  const bodies = new Map(operations.map((operation) => [operation.operationId as string, operation.body]));
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers['content-type'] ?? '')?.[1];
@@ -43,20 +59,16 @@ export function registerJsonBodyParser(app: FastifyInstance, operations: readonl
       );
     }
     const bytes = body as Buffer;
-    if (request.headers['idempotency-key'] !== undefined) keyedBodies.set(request, bytes);
-    if (bytes.length === 0) {
-      const operationId = (request.routeOptions.config as { operationId?: string } | undefined)?.operationId;
-      if (operationId !== undefined && bodyRequired.get(operationId) === false) return done(null, undefined);
-      return done(new JsonBodyError(BODY_EMPTY_MESSAGE), undefined);
-    }
-    let text: string;
+    const keyed = request.headers['idempotency-key'] !== undefined;
+    // Read only when needed: Fastify builds routeOptions anew on every read.
+    const operationId =
+      keyed || bytes.length === 0
+        ? (request.routeOptions.config as { operationId?: string } | undefined)?.operationId
+        : undefined;
+    const facts = operationId === undefined ? undefined : bodies.get(operationId);
+    if (keyed && facts) return done(null, new KeyedBody(bytes));
     try {
-      text = UTF8.decode(bytes);
-    } catch {
-      return done(new JsonBodyError(BODY_NOT_UTF8_MESSAGE), undefined);
-    }
-    try {
-      done(null, parseJsonExact(text));
+      done(null, parseJsonBody(bytes, operationId !== undefined && facts?.required !== true));
     } catch (error) {
       done(error as Error, undefined);
     }

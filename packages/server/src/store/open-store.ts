@@ -1,7 +1,10 @@
 // The registry of store engines: picks the one a DATABASE_URL names (sqlite:<path>, sqlite::memory:, postgres://,
-// memory:). The one place that switches; a new engine is its folder plus one line in ENGINES.
+// memory:). The one place that switches: the configuration checks DATABASE_URL against it, the start line and the
+// CLI describe the database through it, openStore opens through it. A new engine is its folder plus one line in
+// ENGINES.
 import { resolve } from 'node:path';
 import { MEMORY_URL, openMemoryStore } from './memory/memory-store.js';
+import { describePostgresUrl } from './postgres/describe-url.js';
 import type { Store } from './store.js';
 
 export interface OpenOptions {
@@ -30,24 +33,57 @@ export function sqliteFileOf(databaseUrl: string): string | undefined {
 interface Engine {
   /** Store.kind of the stores it opens. */
   kind: string;
+  /** The DATABASE_URL forms it takes, as the configuration's refusal lists them. */
+  forms: readonly string[];
   /** True when `databaseUrl` names this engine. */
   accepts(databaseUrl: string): boolean;
+  /** Where `databaseUrl` points, for people (the start line, the CLI); never a password. */
+  describe(databaseUrl: string): string;
   open(databaseUrl: string, options: OpenOptions): Promise<Store> | Store;
 }
 
 const ENGINES: readonly Engine[] = [
-  { kind: 'postgres', accepts: (url) => /^postgres(ql)?:\/\//.test(url), open: openPostgres },
-  { kind: 'sqlite', accepts: (url) => url.startsWith('sqlite:'), open: openSqlite },
-  { kind: 'memory', accepts: (url) => url === MEMORY_URL, open: () => openMemoryStore() },
+  {
+    kind: 'sqlite',
+    forms: ['sqlite:<file path>', 'sqlite::memory:'],
+    accepts: (url) => /^sqlite:./.test(url),
+    describe: (url) =>
+      url === 'sqlite::memory:' ? 'an in-memory SQLite database' : `the SQLite database ${sqliteFileOf(url)}`,
+    open: openSqlite,
+  },
+  {
+    kind: 'postgres',
+    forms: ['postgres://user@host:port/database'],
+    accepts: (url) => /^postgres(ql)?:\/\/./.test(url),
+    describe: describePostgresUrl,
+    open: openPostgres,
+  },
+  {
+    kind: 'memory',
+    forms: [MEMORY_URL],
+    accepts: (url) => url === MEMORY_URL,
+    describe: () => 'the memory engine (nothing is kept)',
+    open: () => openMemoryStore(),
+  },
 ];
 
+/** Every DATABASE_URL form the engines take, for a refusal: `a, b or c`. */
+export const DATABASE_URL_FORMS = ENGINES.flatMap((engine) => engine.forms)
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' or $1');
+
 /** The engine a DATABASE_URL names, or undefined. */
+export function engineFor(databaseUrl: string): Engine | undefined {
+  return ENGINES.find((engine) => engine.accepts(databaseUrl));
+}
+
+/** The kind of engine a DATABASE_URL names, or undefined. */
 export function engineOf(databaseUrl: string): string | undefined {
-  return ENGINES.find((engine) => engine.accepts(databaseUrl))?.kind;
+  return engineFor(databaseUrl)?.kind;
 }
 
 export async function openStore(databaseUrl: string, options: OpenOptions = {}): Promise<Store> {
-  const engine = ENGINES.find((candidate) => candidate.accepts(databaseUrl));
+  const engine = engineFor(databaseUrl);
   if (!engine) throw new TypeError(`unsupported DATABASE_URL "${databaseUrl}"`);
   return engine.open(databaseUrl, options);
 }

@@ -2,6 +2,7 @@
 // and replayed with Idempotent-Replayed, a key reused with another body is a 422, a repeat while the first is in
 // flight is a 409 without a second write, keys are bounded, and the sweeper removes expired and excess keys.
 // Every answer is checked against openapi.yaml by an independent validator (support/http.ts).
+import { BODY_NOT_UTF8_MESSAGE } from '@plant-store/contract';
 import { MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL } from '@plant-store/core';
 import { createTestApp, type TestApp } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -169,6 +170,31 @@ describe('Idempotency-Key on createPlant', () => {
     expect((await send()).statusCode).toBe(400);
     const none = await send();
     expect([none.statusCode, none.headers['idempotent-replayed']]).toEqual([400, 'true']);
+  });
+
+  it('parses a keyed body as exactly as any other: an id beyond 2^53 is that id; bytes that are not UTF-8 are a kept 400', async () => {
+    const big = '9007199254740993';
+    expect((await create(alice, `{"id": ${big}, "name": "Big"}`, 'key-big')).status).toBe(200);
+    const remove = (id: string) =>
+      t.app.inject({ method: 'DELETE', url: `/plants/${id}`, headers: { authorization: `Bearer ${alice}` } });
+    expect((await remove('9007199254740992')).statusCode).toBe(404);
+    expect((await remove(big)).statusCode).toBe(204);
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/plants',
+        headers: {
+          authorization: `Bearer ${alice}`,
+          'idempotency-key': 'key-400-utf8',
+          'content-type': 'application/json',
+        },
+        payload: Buffer.from([0x7b, 0xff, 0x7d]),
+      });
+    const first = await send();
+    expect(first.statusCode).toBe(400);
+    expect(first.json()).toMatchObject({ error: 400, message: BODY_NOT_UTF8_MESSAGE });
+    const again = await send();
+    expect([again.statusCode, again.headers['idempotent-replayed'], again.body]).toEqual([400, 'true', first.body]);
   });
 
   it('keeps at most 2 KB for a 15 KB unknown field name, its name cut with a marker, and replays it whole', async () => {
