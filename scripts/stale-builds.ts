@@ -19,10 +19,15 @@ export interface Build {
 // The compiler settings every package's tsconfig extends.
 const BASE = '../../tsconfig.base.json';
 
-/** What the server runs: the contract, the core, then the server. */
+/** What the server runs: the contract, the core, the conformance checker (`plant-store conformance`), then the server. */
 export const SERVER_BUILDS: Build[] = [
   { dir: 'packages/contract', sources: ['src', 'package.json', 'tsconfig.build.json', BASE, '../../openapi.yaml'] },
   { dir: 'packages/core', sources: ['src', 'package.json', 'tsconfig.build.json', BASE] },
+  // One bundle with the contract's and the core's code and a copy of openapi.yaml (tsup.config.ts).
+  {
+    dir: 'packages/conformance',
+    sources: ['src', 'package.json', 'tsup.config.ts', BASE, '../contract/src', '../core/src', '../../openapi.yaml'],
+  },
   { dir: 'packages/server', sources: ['src', 'package.json', 'tsconfig.build.json', BASE] },
 ];
 
