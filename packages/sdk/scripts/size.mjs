@@ -4,8 +4,9 @@
 // promises, or the testing kit above its own (it carries the contract's operation table and request rules, and the
 // service's handlers and memory engine from @plant-store/core); the TanStack helpers are measured on their own.
 // `--check` also fails when the README's size block states other figures; `--write` (`pnpm --filter @plant-store/sdk
-// size`) rewrites that block. Nothing else writes it: the build and the tests only measure, so a tracked file never
-// changes under a test run and the package tests check the README as committed.
+// size`, which `pnpm gen` runs last, as a contract change moves the SDK's generated rows) rewrites that block. Nothing
+// else writes it: the build and the tests only measure, so a tracked file never changes under a test run and the
+// package tests check the README as committed.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
