@@ -24,11 +24,10 @@ function withGetPlant(): Yaml {
 describe('generated SDK rows', () => {
   it('are what the committed document says', () => {
     expect(sdkOperationFacts(document())).toEqual(SDK_OPERATIONS);
-    expect(SDK_OPERATIONS.map((row) => `${row.resource}.${row.name}`)).toEqual([
-      'plants.list',
-      'plants.create',
-      'plants.delete',
-    ]);
+    // The SDK's public names since 1.0.0 come out of the rule; operations added since may join them.
+    expect(SDK_OPERATIONS.map((row) => `${row.resource}.${row.name}`)).toEqual(
+      expect.arrayContaining(['plants.list', 'plants.create', 'plants.delete']),
+    );
   });
 
   it('name an operation by its verb, a get of a collection `list`, unless x-sdk-name says otherwise', () => {
