@@ -14,8 +14,10 @@ import type { CallOptions } from './transport.js';
 export type SdkRow = (typeof SDK_OPERATIONS)[number];
 
 type Id<Row extends SdkRow> = Row['operationId'] & OperationId;
-type Simplify<T> = { [K in keyof T]: T[K] } & {};
-type UnionToIntersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void
+/** T with its intersections merged into one object type, as editors show it. */
+export type Simplify<T> = { [K in keyof T]: T[K] } & {};
+/** The intersection of a union's members: one object with every operation's methods. */
+export type UnionToIntersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void
   ? I
   : never;
 
@@ -81,6 +83,3 @@ type MethodsOf<Row extends SdkRow> = Row extends SdkRow
 export type PlantStoreResources = {
   [Resource in SdkRow['resource']]: Simplify<UnionToIntersection<MethodsOf<Extract<SdkRow, { resource: Resource }>>>>;
 };
-
-/** The row of an operation, by its operationId. */
-export type RowOf<Op extends SdkRow['operationId']> = Extract<SdkRow, { operationId: Op }>;

@@ -16,7 +16,7 @@ import type {
 } from '@tanstack/query-core';
 import type { PlantStoreSdkError } from './errors.js';
 import type { ListQuery, PlantPage, PlantStoreClient } from './index.js';
-import type { AnswerOf, ArgsOf, SdkRow } from './resource-types.js';
+import type { AnswerOf, ArgsOf, SdkRow, Simplify, UnionToIntersection } from './resource-types.js';
 import type { CallOptions } from './transport.js';
 
 /** What an infinite list asks for: the page size; the cursor comes from each page's Link header. */
@@ -26,21 +26,17 @@ export type InfiniteListQuery = Omit<ListQuery, 'cursor'>;
 export type QueryCallOptions = Omit<CallOptions, 'signal'>;
 
 type PagedRow = Extract<SdkRow, { paged: true }>;
-type Simplify<T> = { [K in keyof T]: T[K] } & {};
-type UnionToIntersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void
-  ? I
-  : never;
 type KeyPrefix<Resource extends string> = readonly ['plant-store', string, Resource];
 
 /** The key of a GET's query: its resource, its name and its arguments, tagged with its data and error. */
-export type QueryKeyOf<Row extends SdkRow> = DataTag<
+type QueryKeyOf<Row extends SdkRow> = DataTag<
   readonly ['plant-store', string, Row['resource'], Row['name'], ...ArgsOf<Row>],
   AnswerOf<Row>,
   PlantStoreSdkError
 >;
 
 /** What a mutation is called with: its one argument, or the tuple of them (path parameters, body, query). */
-export type VariablesOf<Row extends SdkRow> = ArgsOf<Row> extends [infer Only] ? Only : ArgsOf<Row>;
+type VariablesOf<Row extends SdkRow> = ArgsOf<Row> extends [infer Only] ? Only : ArgsOf<Row>;
 
 type QueryKeys<Row extends SdkRow> = Row extends SdkRow
   ? { [K in Row['name']]: (...args: ArgsOf<Row>) => QueryKeyOf<Row> }
