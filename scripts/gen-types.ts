@@ -1,12 +1,13 @@
 // Codegen: openapi.yaml -> packages/contract/src/generated/: openapi.ts, the one set of types the server and the SDK
-// share, and operations.ts, the runtime facts (scripts/gen-facts.ts). `--check` regenerates in memory and fails when
-// a committed file differs (CI drift check).
+// share, operations.ts, the runtime facts (scripts/gen-facts.ts), and sdk-operations.ts, the SDK's surface
+// (scripts/gen-sdk-facts.ts). `--check` regenerates in memory and fails when a committed file differs (CI drift check).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { OPENAPI_URL, readOpenApiDocument } from '@plant-store/contract/document';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { generateFacts } from './gen-facts.js';
+import { generateSdkFacts } from './gen-sdk-facts.js';
 
 const generated = (name: string) =>
   fileURLToPath(new URL(`../packages/contract/src/generated/${name}`, import.meta.url));
@@ -38,6 +39,7 @@ const check = process.argv.includes('--check');
 const outputs = [
   { path: generated('openapi.ts'), text: await generate() },
   { path: generated('operations.ts'), text: generateFacts(readOpenApiDocument(OPENAPI_URL).document) },
+  { path: generated('sdk-operations.ts'), text: generateSdkFacts(readOpenApiDocument(OPENAPI_URL).document) },
 ];
 let stale = 0;
 for (const { path, text } of outputs) {

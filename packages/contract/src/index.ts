@@ -24,6 +24,7 @@ export {
   parseJsonExact,
 } from './exact-json.js';
 export { BODY_LIMIT_BYTES, CONTRACT_METHODS, LIMITS, LINKS, OPERATIONS } from './generated/operations.js';
+export { SDK_OPERATIONS } from './generated/sdk-operations.js';
 export { INT64_MAX, INT64_MIN, INT64_RANGE_MESSAGE, INTEGER_TEXT, isInt64, toInt64 } from './int64.js';
 export { flattenAllOf, HTTP_METHODS, type HttpMethod, type OperationEntry, operationsOf } from './openapi-walk.js';
 export type {
@@ -32,6 +33,7 @@ export type {
   LinkFacts,
   OperationFacts,
   ParameterFacts,
+  SdkOperationFacts,
   ValueFacts,
 } from './operation-facts.js';
 export { pathPattern } from './path-template.js';

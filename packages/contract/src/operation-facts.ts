@@ -66,3 +66,24 @@ export interface LinkFacts {
   /** Its parameters by name, as runtime expressions (`$request.body#/id`). */
   readonly parameters: Readonly<Record<string, string>>;
 }
+
+/** Where an operation sits on the SDK's client (`client.<resource>.<name>`), its arguments and its behaviours. */
+export interface SdkOperationFacts {
+  readonly operationId: string;
+  readonly method: OperationFacts['method'];
+  readonly path: string;
+  /** The path's first segment: the client's `plants` for /plants and /plants/{id}. */
+  readonly resource: string;
+  /** The method's name on its resource: the operationId's verb, `list` for a get of a collection, or `x-sdk-name`. */
+  readonly name: string;
+  /** The path parameters, in the path's order: the method's first arguments. */
+  readonly pathParams: readonly string[];
+  /** Whether it takes query parameters: an optional argument after the path parameters and the body. */
+  readonly query: boolean;
+  /** Whether it takes a JSON body: the argument after the path parameters. */
+  readonly body: boolean;
+  /** Whether it declares an Idempotency-Key header: the SDK sends a fresh one unless told otherwise. */
+  readonly idempotencyKey: boolean;
+  /** Whether its 200 carries a Link header: a paged list (`name`, `namePage`, `nameAll` on the client). */
+  readonly paged: boolean;
+}

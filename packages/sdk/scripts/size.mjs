@@ -4,14 +4,16 @@
 // promises, or the testing kit above its own (it carries the contract's operation table and request rules, and the
 // service's handlers and memory engine from @plant-store/core); the TanStack helpers are measured on their own.
 // `--check` also fails when the README's size block states other figures; `--write` (`pnpm --filter @plant-store/sdk
-// size`) rewrites that block. Nothing else writes it: the build and the tests only measure, so a tracked file never
-// changes under a test run and the package tests check the README as committed.
+// size`, which `pnpm gen` runs last, as a contract change moves the SDK's generated rows) rewrites that block. Nothing
+// else writes it: the build and the tests only measure, so a tracked file never changes under a test run and the
+// package tests check the README as committed.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
-// 5 KB until 1.2.0's safe retries and conditional lists (Idempotency-Key, the kept pages): 5.5 KB since.
-const BUDGET_BYTES = 5.5 * 1024;
+// 5 KB until 1.2.0's safe retries and conditional lists (Idempotency-Key, the kept pages): 5.5 KB. 5.75 KB since the
+// resource methods are built from the contract's generated SDK rows, which ship with it (5.61 KB measured).
+const BUDGET_BYTES = 5.75 * 1024;
 // The testing kit: 8 KB while it answered each operation with its own branch (6.6 KB measured). Since it runs the
 // service's handlers, Idempotency-Key rules and memory engine instead (7.8 KB measured), 9 KB: room for a few more
 // operations' handlers, which reach the kit with no edit of it, so one more must not fail the SDK's build.

@@ -1,11 +1,12 @@
-// createPlantStoreClient: the typed client. `plants.*` resolve to data and throw PlantStoreError; `raw` is the
-// openapi-fetch client over the same transport, for the `{ data, error, response }` form.
-import type { NewPlant, Plant, PlantId, paths, QueryOf } from '@plant-store/contract';
+// createPlantStoreClient: the typed client. Its resources (`plants.*`, built from the contract's generated SDK rows)
+// resolve to data and throw PlantStoreError; `raw` is the openapi-fetch client over the same transport, for the
+// `{ data, error, response }` form.
+import type { PlantId, paths } from '@plant-store/contract';
 import createClient, { type Client, defaultPathSerializer, type Middleware } from 'openapi-fetch';
-import { errorFromResponse } from './errors.js';
-import { newIdempotencyKey } from './idempotency-key.js';
 import { int64Text, stringifyExact } from './int64.js';
-import { nextLink } from './link.js';
+import type { PerCallInit, RequestContext } from './operation-method.js';
+import type { PagedAllQueryOf, PagedQueryOf, PageOf, PlantStoreResources, SdkRow } from './resource-types.js';
+import { createResources } from './resources.js';
 import {
   type CallOptions,
   createTransport,
@@ -52,49 +53,23 @@ export interface PlantStoreClientOptions {
   pageCacheSize?: number;
 }
 
-/** What `list` and `listPage` ask for: the contract's query of getPlants (`limit` within `PLANT_STORE_LIMITS.limit`, `cursor`). */
-export type ListQuery = NonNullable<QueryOf<'getPlants'>>;
+type PagedRow = Extract<SdkRow, { paged: true }>;
 
-export interface ListAllQuery {
-  /** Plants fetched per request, within `PLANT_STORE_LIMITS.limit` (the contract's default when absent). Not a cap on
-   * the total: listAll yields them all. */
-  pageSize?: ListQuery['limit'];
-  /** The same as `pageSize`, under the name `list` uses; give one or the other. */
-  limit?: ListQuery['limit'];
-}
+/** What `list` and `listPage` ask for: the paged list's query (`limit` within `PLANT_STORE_LIMITS.limit`, `cursor`). */
+export type ListQuery = PagedQueryOf<PagedRow>;
 
-/** One page of plants and where the next begins. */
-export interface PlantPage {
-  /** The plants of this page, ascending by id. */
-  plants: Plant[];
-  /** Pass as `cursor` for the next page; undefined on the last page. */
-  nextCursor: string | undefined;
-}
+/** What `listAll` asks for: `pageSize` (or `limit`, the same thing), never a cursor. */
+export type ListAllQuery = PagedAllQueryOf<PagedRow>;
 
-/** The client: `plants.*` resolve to data and throw a PlantStoreSdkError subclass; `raw` gives values. */
-export interface PlantStoreClient {
-  /** The plant operations of the contract: createPlant, getPlants, deletePlant. */
-  plants: {
-    /**
-     * Creates a plant; resolves to it as stored. Throws ConflictError when the id is taken. Sent with a fresh
-     * Idempotency-Key (or `options.idempotencyKey`), so it is retried after a lost answer without creating twice.
-     */
-    create(plant: NewPlant, options?: CallOptions): Promise<Plant>;
-    /**
-     * One page of plants (ascending by id); `cursor` is a `nextCursor` from `listPage`. A page asked for again is
-     * revalidated with its ETag: while it is unchanged the service answers 304 and the kept page is returned.
-     */
-    list(query?: ListQuery, options?: CallOptions): Promise<Plant[]>;
-    /** One page of plants and the cursor of the next (undefined on the last page). */
-    listPage(query?: ListQuery, options?: CallOptions): Promise<PlantPage>;
-    /**
-     * Every plant, page after page, following the server's `Link: <...>; rel="next"` headers:
-     * `for await (const plant of client.plants.listAll({ pageSize: 500 }))`. `options` apply to each page's request.
-     */
-    listAll(query?: ListAllQuery, options?: CallOptions): AsyncGenerator<Plant, void, undefined>;
-    /** Deletes a plant. Throws NotFoundError when this owner has no plant with that id. */
-    delete(id: PlantId, options?: CallOptions): Promise<void>;
-  };
+/** One page of plants and where the next begins: `{ plants, nextCursor }`. */
+export type PlantPage = PageOf<PagedRow>;
+
+/**
+ * The client: one method per operation of the contract under its resource (`plants.create`, `plants.list`,
+ * `plants.listPage`, `plants.listAll`, `plants.delete`), named and typed from openapi.yaml by `pnpm gen`; they resolve
+ * to data and throw a PlantStoreSdkError subclass. `raw` gives values.
+ */
+export interface PlantStoreClient extends PlantStoreResources {
   /** The typed openapi-fetch client: `await client.raw.GET('/plants')` gives `{ data, error, response }`. */
   raw: Client<paths>;
 }
@@ -121,9 +96,6 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     random: options.random ?? Math.random,
   };
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  // Pages kept with their ETags, by query; Map order is use order, so the first key is the least recently used.
-  const pages = new Map<string, { etag: string; page: PlantPage }>();
-  const keepPages = options.pageCacheSize ?? 50;
   const raw = createClient<paths>({
     baseUrl,
     fetch: createTransport(transportOptions),
@@ -140,71 +112,17 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
 
   // Per-call signal, timeout and retries need their own transport; the client-wide one serves the rest. Per-call
   // headers are openapi-fetch's own (merged over the client's).
-  const perCall = (
-    call: CallOptions | undefined,
-  ): { fetch?: (input: Request) => Promise<Response>; signal?: AbortSignal; headers?: Record<string, string> } => ({
+  const perCall = (call: CallOptions | undefined): PerCallInit => ({
     ...(call?.signal || call?.timeoutMs !== undefined || call?.maxRetries !== undefined
       ? { fetch: createTransport(transportOptions, call), ...(call.signal ? { signal: call.signal } : {}) }
       : {}),
     ...(call?.headers ? { headers: call.headers } : {}),
   });
-
-  async function listPage(query: ListQuery = {}, call?: CallOptions): Promise<PlantPage> {
-    const key = `${query.limit}|${query.cursor}`;
-    const kept = pages.get(key);
-    pages.delete(key);
-    const options = perCall(call);
-    if (kept) options.headers = { 'if-none-match': kept.etag, ...options.headers };
-    const { data, error, response } = await raw.GET('/plants', { params: { query }, ...options });
-    let page = kept?.page;
-    if (response.status !== 304 || !page) {
-      if (data === undefined) throw errorFromResponse(response, error);
-      // Only the cursor is taken from the link: the next request goes to baseUrl, whatever origin the link names.
-      const next = nextLink(response.headers.get('link'), response.url || `${baseUrl}/plants`);
-      page = { plants: data, nextCursor: next?.searchParams.get('cursor') ?? undefined };
-    }
-    const etag = response.headers.get('etag');
-    if (etag && keepPages > 0) {
-      pages.set(key, { etag, page });
-      if (pages.size > keepPages) pages.delete(pages.keys().next().value!);
-    }
-    // A copy: the caller may change the array it gets, the kept page must not change with it.
-    return { ...page, plants: [...page.plants] };
-  }
-
-  return {
-    raw,
-    plants: {
-      async create(plant, call) {
-        const key = call?.idempotencyKey === undefined ? newIdempotencyKey() : call.idempotencyKey;
-        const options = perCall(call);
-        if (key !== null) options.headers = { ...options.headers, 'idempotency-key': key };
-        const { data, error, response } = await raw.POST('/plants', { body: plant, ...options });
-        if (data === undefined) throw errorFromResponse(response, error);
-        return data;
-      },
-      listPage,
-      async list(query, call) {
-        return (await listPage(query, call)).plants;
-      },
-      async *listAll(query = {}, call) {
-        const size = query.pageSize ?? query.limit;
-        if (query.pageSize !== undefined && query.limit !== undefined && query.pageSize !== query.limit) {
-          throw new TypeError('listAll takes pageSize or limit (the same thing), not two different values');
-        }
-        const limit = size === undefined ? {} : { limit: size };
-        let cursor: string | undefined;
-        do {
-          const page = await listPage(cursor === undefined ? limit : { ...limit, cursor }, call);
-          yield* page.plants;
-          cursor = page.nextCursor;
-        } while (cursor !== undefined);
-      },
-      async delete(id, call) {
-        const { error, response } = await raw.DELETE('/plants/{id}', { params: { path: { id } }, ...perCall(call) });
-        // openapi-fetch answers a 204 without reading a body.
-        if (!response.ok) throw errorFromResponse(response, error);
-      },
-    },
-  };
+  const resources = createResources({
+    raw: raw as unknown as RequestContext['raw'],
+    perCall,
+    baseUrl,
+    pageCacheSize: options.pageCacheSize ?? 50,
+  });
+  return { ...resources, raw };
 }

@@ -1,8 +1,10 @@
-// @plant-store/sdk/tanstack: TanStack Query options for every adapter (React, Vue, Solid, Svelte, Angular, core):
-// one page and infinite lists that follow the Link cursor, create and delete mutations that invalidate the lists,
-// TanStack's own retry off (the SDK retries what is safe to), and query-key hashing that survives bigint ids.
-// Types only from @tanstack/query-core (an optional peer): this module adds no TanStack code to a bundle.
-import type { NewPlant, PlantId } from '@plant-store/contract';
+// @plant-store/sdk/tanstack: TanStack Query options for every adapter (React, Vue, Solid, Svelte, Angular, core),
+// built from the contract's generated SDK rows like the client's methods: one page and infinite lists of the paged
+// list that follow the Link cursor, a query for every other GET, a mutation for every other method that invalidates
+// its resource's queries, TanStack's own retry off (the SDK retries what is safe to), and query-key hashing that
+// survives bigint ids. Types only from @tanstack/query-core (an optional peer): this module adds no TanStack code to
+// a bundle.
+import { SDK_OPERATIONS, type SdkOperationFacts } from '@plant-store/contract';
 import type {
   DataTag,
   InfiniteData,
@@ -13,63 +15,108 @@ import type {
   QueryObserverOptions,
 } from '@tanstack/query-core';
 import type { PlantStoreSdkError } from './errors.js';
-import type { ListQuery, Plant, PlantPage, PlantStoreClient } from './index.js';
+import type { ListQuery, PlantPage, PlantStoreClient } from './index.js';
+import type { AnswerOf, ArgsOf, SdkRow, Simplify, UnionToIntersection } from './resource-types.js';
 import type { CallOptions } from './transport.js';
 
 /** What an infinite list asks for: the page size; the cursor comes from each page's Link header. */
-export interface InfiniteListQuery {
-  /** Plants per page, within `PLANT_STORE_LIMITS.limit` (the contract's default when absent). */
-  limit?: ListQuery['limit'];
-}
+export type InfiniteListQuery = Omit<ListQuery, 'cursor'>;
 
 /** Call options the helpers pass on: everything but `signal`, which TanStack provides (and uses to cancel). */
 export type QueryCallOptions = Omit<CallOptions, 'signal'>;
 
-/** The query keys, all under `['plant-store', scope]`: invalidate `lists()` to refetch every list of plants. */
-export interface PlantStoreQueryKeys {
-  /** Every query of this client: `['plant-store', scope]`. */
-  all: readonly ['plant-store', string];
-  /** Every list of plants, paged or infinite. */
-  lists(): readonly ['plant-store', string, 'plants'];
-  /** One page of plants for `query`. */
-  page(
-    query?: ListQuery,
-  ): DataTag<readonly ['plant-store', string, 'plants', 'page', ListQuery], PlantPage, PlantStoreSdkError>;
-  /** The infinite list for `query`. */
-  infinite(
-    query?: InfiniteListQuery,
-  ): DataTag<
-    readonly ['plant-store', string, 'plants', 'infinite', InfiniteListQuery],
-    InfiniteData<PlantPage, string | undefined>,
-    PlantStoreSdkError
-  >;
-}
+type PagedRow = Extract<SdkRow, { paged: true }>;
+type KeyPrefix<Resource extends string> = readonly ['plant-store', string, Resource];
 
-/** The options {@link createPlantStoreQueries} returns, ready for `useQuery`, `useInfiniteQuery` and `useMutation`. */
-export interface PlantStoreQueries {
-  /** The query keys these options use. */
-  keys: PlantStoreQueryKeys;
-  /** Options for one page of plants (`listPage`): data is `{ plants, nextCursor }`. */
-  page(
-    query?: ListQuery,
-    call?: QueryCallOptions,
-  ): QueryObserverOptions<PlantPage, PlantStoreSdkError, PlantPage, PlantPage, ReturnType<PlantStoreQueryKeys['page']>>;
-  /** Options for an infinite list: each next page is asked for with the cursor of the previous page's Link. */
-  infinite(
-    query?: InfiniteListQuery,
-    call?: QueryCallOptions,
-  ): InfiniteQueryObserverOptions<
-    PlantPage,
-    PlantStoreSdkError,
-    InfiniteData<PlantPage, string | undefined>,
-    ReturnType<PlantStoreQueryKeys['infinite']>,
-    string | undefined
-  >;
-  /** Options for creating a plant; on success every list is invalidated. */
-  create(queryClient: QueryClient, call?: QueryCallOptions): MutationOptions<Plant, PlantStoreSdkError, NewPlant>;
-  /** Options for deleting a plant by id; on success every list is invalidated. */
-  delete(queryClient: QueryClient, call?: QueryCallOptions): MutationOptions<void, PlantStoreSdkError, PlantId>;
-}
+/** The key of a GET's query: its resource, its name and its arguments, tagged with its data and error. */
+type QueryKeyOf<Row extends SdkRow> = DataTag<
+  readonly ['plant-store', string, Row['resource'], Row['name'], ...ArgsOf<Row>],
+  AnswerOf<Row>,
+  PlantStoreSdkError
+>;
+
+/** What a mutation is called with: its one argument, or the tuple of them (path parameters, body, query). */
+type VariablesOf<Row extends SdkRow> = ArgsOf<Row> extends [infer Only] ? Only : ArgsOf<Row>;
+
+type QueryKeys<Row extends SdkRow> = Row extends SdkRow
+  ? { [K in Row['name']]: (...args: ArgsOf<Row>) => QueryKeyOf<Row> }
+  : never;
+type QueryHelpers<Row extends SdkRow> = Row extends SdkRow
+  ? {
+      [K in Row['name']]: (
+        ...args: [...ArgsOf<Row>, call?: QueryCallOptions]
+      ) => QueryObserverOptions<AnswerOf<Row>, PlantStoreSdkError, AnswerOf<Row>, AnswerOf<Row>, QueryKeyOf<Row>>;
+    }
+  : never;
+type MutationHelpers<Row extends SdkRow> = Row extends SdkRow
+  ? {
+      [K in Row['name']]: (
+        queryClient: QueryClient,
+        call?: QueryCallOptions,
+      ) => MutationOptions<AnswerOf<Row>, PlantStoreSdkError, VariablesOf<Row>>;
+    }
+  : never;
+
+/**
+ * The query keys, all under `['plant-store', scope]`: invalidate `lists()` to refetch every list of plants (and every
+ * other query of their resource). Each GET of the contract has its key under its name: `keys.get(id)`.
+ */
+export type PlantStoreQueryKeys = Simplify<
+  {
+    /** Every query of this client: `['plant-store', scope]`. */
+    all: readonly ['plant-store', string];
+    /** Every query of the paged list's resource: its pages, infinite lists and other GETs. */
+    lists(): KeyPrefix<PagedRow['resource']>;
+    /** One page of the list for `query`. */
+    page(
+      query?: ListQuery,
+    ): DataTag<readonly [...KeyPrefix<PagedRow['resource']>, 'page', ListQuery], PlantPage, PlantStoreSdkError>;
+    /** The infinite list for `query`. */
+    infinite(
+      query?: InfiniteListQuery,
+    ): DataTag<
+      readonly [...KeyPrefix<PagedRow['resource']>, 'infinite', InfiniteListQuery],
+      InfiniteData<PlantPage, string | undefined>,
+      PlantStoreSdkError
+    >;
+  } & UnionToIntersection<QueryKeys<Extract<SdkRow, { paged: false; method: 'GET' }>>>
+>;
+
+/**
+ * The options {@link createPlantStoreQueries} returns, ready for `useQuery`, `useInfiniteQuery` and `useMutation`:
+ * `page` and `infinite` for the paged list, a query under its name for every other GET, and a mutation under its
+ * name for every other operation (`create`, `delete`), which invalidates its resource's queries on success.
+ */
+export type PlantStoreQueries = Simplify<
+  {
+    /** The query keys these options use. */
+    keys: PlantStoreQueryKeys;
+    /** Options for one page of the list (`listPage`): data is `{ plants, nextCursor }`. */
+    page(
+      query?: ListQuery,
+      call?: QueryCallOptions,
+    ): QueryObserverOptions<
+      PlantPage,
+      PlantStoreSdkError,
+      PlantPage,
+      PlantPage,
+      ReturnType<PlantStoreQueryKeys['page']>
+    >;
+    /** Options for an infinite list: each next page is asked for with the cursor of the previous page's Link. */
+    infinite(
+      query?: InfiniteListQuery,
+      call?: QueryCallOptions,
+    ): InfiniteQueryObserverOptions<
+      PlantPage,
+      PlantStoreSdkError,
+      InfiniteData<PlantPage, string | undefined>,
+      ReturnType<PlantStoreQueryKeys['infinite']>,
+      string | undefined
+    >;
+  } & UnionToIntersection<
+    QueryHelpers<Extract<SdkRow, { paged: false; method: 'GET' }>> | MutationHelpers<Exclude<SdkRow, { method: 'GET' }>>
+  >
+>;
 
 /** Options of {@link createPlantStoreQueries}. */
 export interface PlantStoreQueriesOptions {
@@ -124,43 +171,56 @@ export function createPlantStoreQueries(
   options: PlantStoreQueriesOptions = {},
 ): PlantStoreQueries {
   const scope = options.scope ?? 'default';
-  const keys: PlantStoreQueryKeys = {
-    all: ['plant-store', scope],
-    lists: () => ['plant-store', scope, 'plants'],
-    page: (query = {}) =>
-      ['plant-store', scope, 'plants', 'page', query] as unknown as ReturnType<PlantStoreQueryKeys['page']>,
-    infinite: (query = {}) =>
-      ['plant-store', scope, 'plants', 'infinite', query] as unknown as ReturnType<PlantStoreQueryKeys['infinite']>,
-  };
-  const invalidateLists = (queryClient: QueryClient) => () => queryClient.invalidateQueries({ queryKey: keys.lists() });
-  return {
-    keys,
-    page: (query = {}, call = {}) => ({
-      queryKey: keys.page(query),
-      queryFn: ({ signal }) => client.plants.listPage(query, { ...call, signal }),
-      queryKeyHashFn: hashPlantStoreKey,
-      retry: false,
-    }),
-    infinite: (query = {}, call = {}) => ({
-      queryKey: keys.infinite(query),
-      queryFn: ({ signal, pageParam }) =>
-        client.plants.listPage(pageParam === undefined ? query : { ...query, cursor: pageParam }, { ...call, signal }),
-      initialPageParam: undefined,
-      getNextPageParam: (last) => last.nextCursor,
-      queryKeyHashFn: hashPlantStoreKey,
-      retry: false,
-    }),
-    create: (queryClient, call = {}) => ({
-      mutationKey: [...keys.all, 'plants', 'create'],
-      mutationFn: (plant) => client.plants.create(plant, call),
-      onSuccess: invalidateLists(queryClient),
-      retry: false,
-    }),
-    delete: (queryClient, call = {}) => ({
-      mutationKey: [...keys.all, 'plants', 'delete'],
-      mutationFn: (id) => client.plants.delete(id, call),
-      onSuccess: invalidateLists(queryClient),
-      retry: false,
-    }),
-  };
+  const all = ['plant-store', scope] as const;
+  type Method = (...args: unknown[]) => Promise<unknown>;
+  const keys: Record<string, unknown> = { all };
+  const helpers: Record<string, unknown> = { keys };
+  for (const row of SDK_OPERATIONS as readonly SdkOperationFacts[]) {
+    const methods = (client as unknown as Record<string, Record<string, Method>>)[row.resource]!;
+    const prefix = [...all, row.resource];
+    const arity = row.pathParams.length + Number(row.body) + Number(row.query);
+    if (row.paged) {
+      const listPage = methods[`${row.name}Page`]!;
+      const page = (query = {}) => [...prefix, 'page', query];
+      const infinite = (query = {}) => [...prefix, 'infinite', query];
+      Object.assign(keys, { lists: () => prefix, page, infinite });
+      helpers.page = (query = {}, call: QueryCallOptions = {}) => ({
+        queryKey: page(query),
+        queryFn: ({ signal }: { signal: AbortSignal }) => listPage(query, { ...call, signal }),
+        queryKeyHashFn: hashPlantStoreKey,
+        retry: false,
+      });
+      helpers.infinite = (query = {}, call: QueryCallOptions = {}) => ({
+        queryKey: infinite(query),
+        queryFn: ({ signal, pageParam }: { signal: AbortSignal; pageParam: string | undefined }) =>
+          listPage(pageParam === undefined ? query : { ...query, cursor: pageParam }, { ...call, signal }),
+        initialPageParam: undefined,
+        getNextPageParam: (last: PlantPage) => last.nextCursor,
+        queryKeyHashFn: hashPlantStoreKey,
+        retry: false,
+      });
+    } else if (row.method === 'GET') {
+      const key = (...args: unknown[]) => [...prefix, row.name, ...args];
+      keys[row.name] = key;
+      helpers[row.name] = (...args: unknown[]) => {
+        const values = args.slice(0, arity);
+        const call = (args[arity] ?? {}) as QueryCallOptions;
+        return {
+          queryKey: key(...values),
+          queryFn: ({ signal }: { signal: AbortSignal }) => methods[row.name]!(...values, { ...call, signal }),
+          queryKeyHashFn: hashPlantStoreKey,
+          retry: false,
+        };
+      };
+    } else {
+      helpers[row.name] = (queryClient: QueryClient, call: QueryCallOptions = {}) => ({
+        mutationKey: [...prefix, row.name],
+        mutationFn: (variables: unknown) =>
+          methods[row.name]!(...(arity === 1 ? [variables] : ((variables as unknown[] | undefined) ?? [])), call),
+        onSuccess: () => queryClient.invalidateQueries({ queryKey: prefix }),
+        retry: false,
+      });
+    }
+  }
+  return helpers as unknown as PlantStoreQueries;
 }

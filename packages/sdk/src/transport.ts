@@ -78,9 +78,10 @@ export interface CallOptions {
   /** Headers for this call only, on top of the client's (the bearer token cannot be overridden). */
   headers?: Record<string, string>;
   /**
-   * `plants.create` only: the Idempotency-Key to send, the same on every retry of this call. A fresh random key is
-   * made for each call unless one is given; give your own to make a create safe across calls too (say, across a
-   * page reload), or `null` to send none (the create is then not retried after a network failure or timeout).
+   * Operations that declare an Idempotency-Key only (`plants.create`): the key to send, the same on every retry of
+   * this call. A fresh random key is made for each call unless one is given; give your own to make a create safe
+   * across calls too (say, across a page reload), or `null` to send none (the create is then not retried after a
+   * network failure or timeout).
    */
   idempotencyKey?: string | null;
 }
