@@ -57,6 +57,11 @@ export class PageCache<Value = PlantPage> {
     this.#sizeOf = sizeOf;
   }
 
+  /** Whether a value is cached under the key (of any version); neither a hit nor a miss. */
+  has(owner: string, key: string): boolean {
+    return this.#pages.has(PageCache.#id(owner, key));
+  }
+
   /** The cached value, when there is one and `usable` (default: any) accepts it; anything else counts as a miss. */
   get(owner: string, key: string, usable?: (value: Value) => boolean): Value | undefined {
     const id = PageCache.#id(owner, key);

@@ -30,6 +30,16 @@ describe('PageCache', () => {
     expect(cache.get('a', 'x')).toBeUndefined();
     expect(cache.get('b', 'x')).toEqual({ size: 10 });
   });
+
+  it('tells whether a key holds a value without counting a hit or a miss, nor making it the most recently used', () => {
+    const cache = new PageCache<{ size: number }>(3000, (value) => value.size);
+    cache.set('a', 'old', { size: 1000 });
+    cache.set('a', 'new', { size: 1000 });
+    expect([cache.has('a', 'old'), cache.has('a', 'gone'), cache.has('b', 'old')]).toEqual([true, false, false]);
+    expect(cache.stats()).toMatchObject({ hits: 0, misses: 0 });
+    cache.set('a', 'next', { size: 1000 });
+    expect(cache.has('a', 'old')).toBe(false);
+  });
 });
 
 describe('pageChangedBy', () => {
