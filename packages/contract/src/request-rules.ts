@@ -185,18 +185,35 @@ function isProblem(result: object): result is Problem {
  * every operation, those without query parameters too.
  */
 export function checkQueryNames(operation: OperationFacts, names: Iterable<string>): Problem | undefined {
-  const declared = operation.parameters.filter((parameter) => parameter.in === 'query').map((p) => p.name);
-  const counts = new Map<string, number>();
+  const declared = queryNamesOf(operation);
+  // How often each declared name was given (by its place in `declared`), and the places in the order first given:
+  // two small arrays, as every request of the service runs this.
+  const counts = declared.map(() => 0);
+  const given: number[] = [];
   for (const name of names) {
-    if (!declared.includes(name)) {
+    const at = declared.indexOf(name);
+    if (at === -1) {
       return problem({ location: 'query', pointer: '', rule: 'unknownField', field: name, accepted: declared });
     }
-    counts.set(name, (counts.get(name) ?? 0) + 1);
+    if (counts[at] === 0) given.push(at);
+    counts[at]! += 1;
   }
-  for (const [name, count] of counts) {
-    if (count > 1) return problem({ location: 'query', pointer: '', rule: 'repeated', field: name, count });
+  for (const at of given) {
+    const count = counts[at]!;
+    if (count > 1) return problem({ location: 'query', pointer: '', rule: 'repeated', field: declared[at], count });
   }
   return undefined;
+}
+
+/** Each operation's query parameter names, in the contract's order, computed once per operation. */
+const queryNames = new WeakMap<OperationFacts, readonly string[]>();
+function queryNamesOf(operation: OperationFacts): readonly string[] {
+  let names = queryNames.get(operation);
+  if (names === undefined) {
+    names = operation.parameters.filter((parameter) => parameter.in === 'query').map((p) => p.name);
+    queryNames.set(operation, names);
+  }
+  return names;
 }
 
 /**

@@ -7,12 +7,13 @@ import { ApiError, checkQueryNames, FRAGMENT_IN_TARGET_MESSAGE, type OperationFa
 import type { onRequestHookHandler } from 'fastify';
 
 /** Every name of a parsed query, once per time it was given (Fastify's parser makes a repeated name an array). */
-function* namesOf(query: Readonly<Record<string, unknown>>): Generator<string> {
-  for (const name of Object.keys(query)) {
+function namesOf(query: Readonly<Record<string, unknown>>): string[] {
+  const names = Object.keys(query);
+  if (!names.some((name) => Array.isArray(query[name]))) return names;
+  return names.flatMap((name) => {
     const value = query[name];
-    const times = Array.isArray(value) ? value.length : 1;
-    for (let i = 0; i < times; i++) yield name;
-  }
+    return Array.isArray(value) ? value.map(() => name) : [name];
+  });
 }
 
 /** The onRequest hook that refuses query parameters `operation` does not declare, and declared ones given twice. */

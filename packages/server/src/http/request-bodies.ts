@@ -37,6 +37,12 @@ export function failBody(response: ServerResponse, error: ApiError): boolean {
   return true;
 }
 
+/** Whether the request announces a body (RFC 9112 6.3: a Content-Length above 0, or a Transfer-Encoding). */
+function hasBody(request: IncomingMessage): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /** Sockets lingering now, with their deadline, so a shutdown can shorten it. */
 const lingering = new Map<Socket, NodeJS.Timeout>();
 
@@ -90,7 +96,9 @@ export function registerRequestBodies(app: FastifyInstance): void {
     socket.destroySoon = () => lingeringClose(socket, lingerMs.value);
   });
   const track = (request: IncomingMessage, response: ServerResponse) => {
-    if (request.complete) return;
+    // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 6.3), so none can still be
+    // arriving: most requests (every GET) skip the three listeners.
+    if (request.complete || !hasBody(request)) return;
     arriving.add(response);
     const done = () => arriving.delete(response);
     request.once('end', done);

@@ -1,8 +1,11 @@
 // The stores' cache of plant pages, by owner and (limit, cursor): a page is built once and answered from memory
 // until a change to that owner's plants could alter it (pageChangedBy: a create or delete after the page's last
-// plant leaves a full page as it was, which keeps a busy owner's pages cached while it adds plants). Clients choose `limit` and forge cursors freely, so the cache is an LRU bounded
-// in bytes (PAGE_CACHE_BYTES), not in entries: the least recently used pages go first. The same LRU, with another
-// `sizeOf`, holds the PostgreSQL store's token records.
+// plant leaves a full page as it was, which keeps a busy owner's pages cached while it adds plants). Clients choose `limit` and forge cursors freely, so the cache is bounded
+// in bytes (PAGE_CACHE_BYTES), not in entries, and evicts as CLOCK does (second chance, an approximation of least
+// recently used): pages go in the order they were cached, except that a page used since it was last passed over is
+// passed over once more. A hit only marks its entry: moving it to the end of the map (delete, then set) on every hit
+// made V8 allocate a new table for the map each time, ~140 bytes a hot read that outlived the young generation and
+// filled the old one (docs/benchmarks.md). The same cache, with another `sizeOf`, holds the PostgreSQL store's tokens.
 import type { CacheStats, PlantPage } from './store.js';
 
 /** The page cache's default bound, in bytes (PAGE_CACHE_BYTES), on every engine. */
@@ -37,10 +40,12 @@ interface Entry<Value> {
   bytes: number;
   /** The cursor the page starts after, for pageChangedBy. */
   after: bigint | undefined;
+  /** Used since eviction last passed over it (CLOCK's reference bit). */
+  used: boolean;
 }
 
 export class PageCache<Value = PlantPage> {
-  // Map order is use order (a hit is moved to the end), so the first key is the least recently used.
+  // Map order is the order eviction passes over entries: the first key is the next candidate.
   readonly #pages = new Map<string, Entry<Value>>();
   readonly #keysByOwner = new Map<string, Set<string>>();
   readonly #maxBytes: number;
@@ -57,6 +62,11 @@ export class PageCache<Value = PlantPage> {
     this.#sizeOf = sizeOf;
   }
 
+  /** Whether a value is cached under the key (of any version); neither a hit nor a miss. */
+  has(owner: string, key: string): boolean {
+    return this.#pages.has(PageCache.#id(owner, key));
+  }
+
   /** The cached value, when there is one and `usable` (default: any) accepts it; anything else counts as a miss. */
   get(owner: string, key: string, usable?: (value: Value) => boolean): Value | undefined {
     const id = PageCache.#id(owner, key);
@@ -66,8 +76,7 @@ export class PageCache<Value = PlantPage> {
       return undefined;
     }
     this.#hits++;
-    this.#pages.delete(id);
-    this.#pages.set(id, entry);
+    entry.used = true;
     return entry.page;
   }
 
@@ -77,11 +86,19 @@ export class PageCache<Value = PlantPage> {
     if (bytes > this.#maxBytes) return;
     this.#remove(id);
     while (this.#bytes + bytes > this.#maxBytes) {
-      const oldest = this.#pages.keys().next().value;
-      if (oldest === undefined) break;
-      this.#remove(oldest);
+      const next = this.#pages.entries().next().value;
+      if (next === undefined) break;
+      const [candidate, entry] = next;
+      if (entry.used) {
+        // Its second chance: behind every other entry, unmarked (each pass unmarks one, so this ends).
+        entry.used = false;
+        this.#pages.delete(candidate);
+        this.#pages.set(candidate, entry);
+      } else {
+        this.#remove(candidate);
+      }
     }
-    this.#pages.set(id, { owner, page, bytes, after });
+    this.#pages.set(id, { owner, page, bytes, after, used: false });
     this.#bytes += bytes;
     let keys = this.#keysByOwner.get(owner);
     if (!keys) {

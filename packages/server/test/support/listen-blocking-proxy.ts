@@ -14,6 +14,8 @@ export interface ListenBlockingProxy {
    * connection and its queries stay healthy, only notifications go missing (as with a misspelt channel).
    */
   dropNotifications(on: boolean): void;
+  /** Counts, from now on, the chunks clients send that contain `text` (a statement's text); read it by calling. */
+  countSent(text: string): () => number;
   close(): Promise<void>;
 }
 
@@ -23,6 +25,7 @@ export async function startListenBlockingProxy(): Promise<ListenBlockingProxy> {
   const all = new Set<Socket>();
   let blocked = false;
   let dropping = false;
+  const counters: { text: string; count: number }[] = [];
   const server: Server = createServer((client) => {
     const upstream = connect(Number(target.port || 5432), target.hostname);
     const pair = [client, upstream];
@@ -36,6 +39,7 @@ export async function startListenBlockingProxy(): Promise<ListenBlockingProxy> {
       socket.on('error', () => {});
     }
     client.on('data', (chunk: Buffer) => {
+      for (const counter of counters) if (chunk.includes(counter.text)) counter.count++;
       if (chunk.includes('LISTEN ')) {
         listeners.add(client);
         if (blocked) {
@@ -77,6 +81,11 @@ export async function startListenBlockingProxy(): Promise<ListenBlockingProxy> {
     },
     dropNotifications(on) {
       dropping = on;
+    },
+    countSent(text) {
+      const counter = { text, count: 0 };
+      counters.push(counter);
+      return () => counter.count;
     },
     async close() {
       for (const socket of all) socket.destroy();

@@ -319,14 +319,20 @@ export function openPostgresStore({
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
         const key = `${limit}:${after ?? ''}`;
-        // A cached page as new as the database when the request asked (or newer: this instance's own later write).
-        const current = await barrier.version(owner);
-        const cached = pages.get(
-          owner,
-          key,
-          (page) => page.version === current || BigInt(page.version) > BigInt(current),
-        );
-        if (cached) return cached;
+        // With nothing cached for the page, the query below reads the database itself: the barrier's round trip
+        // would buy nothing (a first list, or an owner's pages freed by a write, pay one statement, not two).
+        if (pages.has(owner, key)) {
+          // A cached page as new as the database when the request asked (or newer: this instance's own later write).
+          const current = await barrier.version(owner);
+          const cached = pages.get(
+            owner,
+            key,
+            (page) => page.version === current || BigInt(page.version) > BigInt(current),
+          );
+          if (cached) return cached;
+        } else {
+          pages.get(owner, key); // counted as the miss it is
+        }
         const result = await query<{ json: string; last_id: string | null; has_more: boolean; version: string | null }>(
           LIST_PLANTS,
           [owner, after === undefined ? null : after.toString(), limit],

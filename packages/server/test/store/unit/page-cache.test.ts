@@ -30,6 +30,31 @@ describe('PageCache', () => {
     expect(cache.get('a', 'x')).toBeUndefined();
     expect(cache.get('b', 'x')).toEqual({ size: 10 });
   });
+
+  it('evicts in the order cached, giving an entry used since it was last passed over one more turn (CLOCK)', () => {
+    const cache = new PageCache<{ size: number }>(4 * 1300, (value) => value.size);
+    for (const key of ['a', 'b', 'c', 'd']) cache.set('owner', key, { size: 1000 });
+    cache.get('owner', 'a');
+    cache.get('owner', 'c');
+    // a and c were used: b goes first, then d; a and c are passed over once, and then go in their new order.
+    cache.set('owner', 'e', { size: 1000 });
+    expect(['a', 'b', 'c', 'd'].map((key) => cache.has('owner', key))).toEqual([true, false, true, true]);
+    cache.set('owner', 'f', { size: 1000 });
+    expect(['a', 'c', 'd', 'e'].map((key) => cache.has('owner', key))).toEqual([true, true, false, true]);
+    cache.set('owner', 'g', { size: 1000 });
+    expect(['a', 'c', 'e', 'f'].map((key) => cache.has('owner', key))).toEqual([false, true, true, true]);
+    expect(cache.stats()).toMatchObject({ hits: 2, misses: 0, entries: 4 });
+  });
+
+  it('tells whether a key holds a value without counting a hit or a miss, nor making it the most recently used', () => {
+    const cache = new PageCache<{ size: number }>(3000, (value) => value.size);
+    cache.set('a', 'old', { size: 1000 });
+    cache.set('a', 'new', { size: 1000 });
+    expect([cache.has('a', 'old'), cache.has('a', 'gone'), cache.has('b', 'old')]).toEqual([true, false, false]);
+    expect(cache.stats()).toMatchObject({ hits: 0, misses: 0 });
+    cache.set('a', 'next', { size: 1000 });
+    expect(cache.has('a', 'old')).toBe(false);
+  });
 });
 
 describe('pageChangedBy', () => {

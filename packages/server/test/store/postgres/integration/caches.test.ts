@@ -95,6 +95,23 @@ describe('PostgreSQL caches', () => {
     }
     await waitUntilCached('down-1');
   });
+
+  it('lists a page it holds nothing of in one statement, without the barrier’s check, and still sees every write', async () => {
+    const checks = proxy.countSent('owner_versions WHERE owner = ANY');
+    proxy.dropNotifications(true);
+    try {
+      // Nothing of cold-1 is cached in a: its first list reads the database, b's write included, with no check.
+      expect(await b.plants.create('cold-1', { id: 1n, name: 'one' })).toBe(true);
+      expect(await names(a, 'cold-1')).toEqual(['one']);
+      expect(checks()).toBe(0);
+      // Now the page is cached (and no notification frees it): the next list checks, and sees b's second write.
+      expect(await b.plants.create('cold-1', { id: 2n, name: 'two' })).toBe(true);
+      expect(await names(a, 'cold-1')).toEqual(['one', 'two']);
+      expect(checks()).toBe(1);
+    } finally {
+      proxy.dropNotifications(false);
+    }
+  });
 });
 
 describe('PostgreSQL group commit', () => {
