@@ -21,6 +21,7 @@ import {
   TransportError,
 } from './http-client.js';
 import { junitXml } from './junit.js';
+import { PROTOCOL_PHASES } from './protocol-phases.js';
 import { Results, renderTable } from './report.js';
 import { Ledger, reservedRange } from './reserved-ids.js';
 import { callerFor, type RunContext } from './run-context.js';
@@ -142,6 +143,9 @@ export async function runConformance(
     await checkTokens(run);
     await checkServedContract(run);
     await runStatefulPhase(run);
+    for (const phase of PROTOCOL_PHASES) {
+      if (!signal.aborted) await phase(run);
+    }
     const budget =
       options.durationS === undefined
         ? { requests: options.requests ?? 0 }
