@@ -3,7 +3,7 @@ import { randomInt } from 'node:crypto';
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { unknownOptionMessage } from '../did-you-mean.js';
+import { unknownOptionMessage } from '@plant-store/core';
 
 /** The default budget: requests generated after the fixed checks (the README states what a run costs). */
 export const DEFAULT_REQUESTS = 400;
