@@ -28,7 +28,7 @@ export async function runIdempotencyPhase(run: RunContext): Promise<void> {
       run,
       operations,
       principal,
-      { ...plant(index), ...(name ? { name } : {}), headers: { [header.name]: key } },
+      { ...plant(index), ...(name === undefined ? {} : { name }), headers: { [header.name]: key } },
       { statuses, because },
     );
 

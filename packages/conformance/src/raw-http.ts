@@ -1,7 +1,8 @@
 // Requests written byte for byte on a connection of their own, for what fetch refuses to send: control bytes, raw
 // non-ASCII bytes and huge values in headers, a body without Content-Type. A header value is a string of bytes (each
 // character one byte, U+0000 to U+00FF; an empty value leaves the header out). One request per connection
-// (Connection: close); the answer is read within the client's timeout and up to MAX_ANSWER_BYTES.
+// (Connection: close, and the server closes it: a half-close after the request reads as an abort to many servers); the
+// answer is read within the client's timeout and up to MAX_ANSWER_BYTES.
 import { isIP, connect as openTcp, type Socket } from 'node:net';
 import { connect as openTls } from 'node:tls';
 import {
@@ -19,8 +20,8 @@ function exchangeBytes(url: URL, bytes: Buffer, timeoutMs: number, what: string)
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
     const socket: Socket =
       url.protocol === 'https:'
-        ? openTls({ host, port, ...(isIP(host) ? {} : { servername: host }) }, () => socket.end(bytes))
-        : openTcp({ host, port }, () => socket.end(bytes));
+        ? openTls({ host, port, ...(isIP(host) ? {} : { servername: host }) }, () => socket.write(bytes))
+        : openTcp({ host, port }, () => socket.write(bytes));
     const chunks: Buffer[] = [];
     let length = 0;
     let settled = false;
