@@ -101,14 +101,22 @@ export async function runIdempotencyPhase(run: RunContext): Promise<void> {
     );
   }
 
-  // 4. Keys are per principal: the first request's key and body, sent by another principal, is its own new create.
+  // 4. Keys are per principal: the first request's key, sent by another principal (with a plant of its own name: no
+  // two principals of a run share one), is its own new create, neither a replay nor a 422.
   if (run.options.secondToken) {
-    const theirs = await send('second-token', key, 0, [ok], "another principal's key and body: a create of its own");
+    const theirs = await send(
+      'second-token',
+      key,
+      0,
+      [ok],
+      "another principal's key: a create of its own",
+      `${plant(0).name}-second`,
+    );
     if (theirs) {
       check(
         theirs.exchange.status === ok && !replayed(theirs)
           ? undefined
-          : `another principal sending the same Idempotency-Key and body got ${theirs.exchange.status}${replayed(theirs) ? ' replayed' : ''}: keys are kept per principal`,
+          : `another principal sending the same Idempotency-Key got ${theirs.exchange.status}${replayed(theirs) ? ' replayed' : ''}, not a create of its own: keys are kept per principal`,
         [first.exchange, theirs.exchange],
       );
     }

@@ -35,9 +35,20 @@ export function slotId(run: RunContext, slot: Slot, index: number): bigint {
   return run.range.at(RESERVED_SIZE - 2048n + BigInt(SLOTS.indexOf(slot)) * 128n + BigInt(index));
 }
 
+/** How the names of every plant the run creates begin (the stateful phase's too). */
+export function runPrefix(run: RunContext): string {
+  return `cf${run.options.seed.toString(36)}`;
+}
+
 /** The name of the plant at `index` of `slot`: unique within the run, and marked with its seed. */
 export function plantName(run: RunContext, slot: Slot, index: number): string {
-  return `cf${run.options.seed.toString(36)}-${slot}-${index}`;
+  return `${runPrefix(run)}-${slot}-${index}`;
+}
+
+/** The plants the run created that both list answers show: no two principals of a run share a plant name. */
+export function sharedRunPlants(run: RunContext, own: unknown, theirs: unknown): string[] {
+  const mine = new Set(listedNames(own).filter((name) => name.startsWith(runPrefix(run))));
+  return listedNames(theirs).filter((name) => mine.has(name));
 }
 
 /** The body of a create of `id` named `name`, as the contract's create takes it. */
