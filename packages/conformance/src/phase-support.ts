@@ -8,6 +8,7 @@ import { bodyIdField } from './generated-phase.js';
 import type { Exchange, Principal } from './http-client.js';
 import { RESERVED_SIZE } from './reserved-ids.js';
 import type { Answer, RunContext } from './run-context.js';
+import { runName } from './run-names.js';
 import { toJson } from './schema-arbitraries.js';
 
 export interface PlantOperations {
@@ -35,19 +36,14 @@ export function slotId(run: RunContext, slot: Slot, index: number): bigint {
   return run.range.at(RESERVED_SIZE - 2048n + BigInt(SLOTS.indexOf(slot)) * 128n + BigInt(index));
 }
 
-/** How the names of every plant the run creates begin (the stateful phase's too). */
-export function runPrefix(run: RunContext): string {
-  return `cf${run.options.seed.toString(36)}`;
-}
-
-/** The name of the plant at `index` of `slot`: unique within the run, and marked with its seed. */
+/** The name of the plant at `index` of `slot`: one of the run's names (run-names.ts), unique within the run. */
 export function plantName(run: RunContext, slot: Slot, index: number): string {
-  return `${runPrefix(run)}-${slot}-${index}`;
+  return runName(run.namePrefix, slotId(run, slot, index), `${slot}-${index}`);
 }
 
 /** The plants the run created that both list answers show: no two principals of a run share a plant name. */
 export function sharedRunPlants(run: RunContext, own: unknown, theirs: unknown): string[] {
-  const mine = new Set(listedNames(own).filter((name) => name.startsWith(runPrefix(run))));
+  const mine = new Set(listedNames(own).filter((name) => name.startsWith(run.namePrefix)));
   return listedNames(theirs).filter((name) => mine.has(name));
 }
 
