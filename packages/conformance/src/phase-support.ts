@@ -48,7 +48,7 @@ export function sharedRunPlants(run: RunContext, own: unknown, theirs: unknown):
 }
 
 /** The body of a create of `id` named `name`, as the contract's create takes it. */
-export function createBody(operations: PlantOperations, id: bigint, name: string): string {
+function createBody(operations: PlantOperations, id: bigint, name: string): string {
   return toJson({ [bodyIdField(operations.create) ?? 'id']: id, name });
 }
 
@@ -76,7 +76,7 @@ export async function createPlant(
 }
 
 /** The path that deletes `id`. */
-export function deleteTarget(operations: PlantOperations, id: bigint): string {
+function deleteTarget(operations: PlantOperations, id: bigint): string {
   return operations.remove.path.replace(/\{[^}]+\}/, String(id));
 }
 
@@ -95,7 +95,7 @@ export async function deletePlant(
 }
 
 /** The names of the plants in a list answer's body. */
-export function listedNames(body: unknown): string[] {
+function listedNames(body: unknown): string[] {
   if (!Array.isArray(body)) return [];
   return body.flatMap((plant) => (typeof plant?.name === 'string' ? [plant.name as string] : []));
 }

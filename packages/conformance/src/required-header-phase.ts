@@ -4,9 +4,9 @@
 // the run's block, so a deployment that accepts it creates a plant the cleanup deletes.
 import fc from 'fast-check';
 import { checkAnswer } from './checks.js';
-import { bodyIdField } from './generated-phase.js';
+import { bodyIdField, bodyNameField } from './generated-phase.js';
 import { type Exchange, type OutgoingRequest, TransportError } from './http-client.js';
-import { slotId } from './phase-support.js';
+import { plantName, slotId } from './phase-support.js';
 import { sendRaw } from './raw-http.js';
 import { render, validShape } from './requests.js';
 import type { RunContext } from './run-context.js';
@@ -17,8 +17,17 @@ export async function runRequiredHeaderPhase(run: RunContext): Promise<void> {
     if (run.options.readOnly && operation.method !== 'GET' && operation.method !== 'HEAD') continue;
     const [shape] = fc.sample(validShape(operation, run.range), { seed: run.options.seed, numRuns: 1 });
     const idField = operation.role === 'create' ? bodyIdField(operation) : undefined;
-    const id = slotId(run, 'headers', index++);
-    const body = idField ? { ...(shape!.body as object), [idField]: id } : shape!.body;
+    const nameField = operation.role === 'create' ? bodyNameField(operation)?.name : undefined;
+    const id = slotId(run, 'headers', index);
+    // A create that a deployment wrongly accepts makes a plant of the run's own id and name: the cleanup finds it.
+    const body = idField
+      ? {
+          ...(shape!.body as object),
+          [idField]: id,
+          ...(nameField ? { [nameField]: plantName(run, 'headers', index) } : {}),
+        }
+      : shape!.body;
+    index++;
     const request = render({
       operation,
       kind: 'valid',
