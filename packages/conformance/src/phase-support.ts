@@ -1,10 +1,10 @@
 // What the protocol phases share: ids of their own at the top of the reserved block (above where the stateful phase
-// picks its pairs), plant names that carry the run's seed, and creates, deletes and list walks that keep the ledger,
-// so that the cleanup deletes whatever a phase left.
+// picks its pairs), plant names with the run's prefix (run-names.ts), and creates, deletes and list walks that keep
+// the ledger, so that the cleanup deletes whatever a phase left.
 
 import type { Expectation } from './checks.js';
 import type { ContractOperation } from './contract.js';
-import { bodyIdField } from './generated-phase.js';
+import { bodyIdField, bodyNameField } from './generated-phase.js';
 import type { Exchange, Principal } from './http-client.js';
 import { RESERVED_SIZE } from './reserved-ids.js';
 import type { Answer, RunContext } from './run-context.js';
@@ -49,7 +49,10 @@ export function sharedRunPlants(run: RunContext, own: unknown, theirs: unknown):
 
 /** The body of a create of `id` named `name`, as the contract's create takes it. */
 function createBody(operations: PlantOperations, id: bigint, name: string): string {
-  return toJson({ [bodyIdField(operations.create) ?? 'id']: id, name });
+  return toJson({
+    [bodyIdField(operations.create) ?? 'id']: id,
+    [bodyNameField(operations.create)?.name ?? 'name']: name,
+  });
 }
 
 /** Creates `id` as `principal` (the ledger keeps it when the answer is a success). */
