@@ -9,17 +9,24 @@ import { runIsolationPhase } from './isolation-phase.js';
 import { runLifecyclePhase } from './lifecycle-phase.js';
 import { runLinkWalkPhase } from './link-walk-phase.js';
 import { runUnsupportedMethodPhase } from './method-phase.js';
+import type { CheckName } from './report.js';
 import { runRequiredHeaderPhase } from './required-header-phase.js';
 import type { RunContext } from './run-context.js';
 
-export const PROTOCOL_PHASES: ((run: RunContext) => Promise<void>)[] = [
-  runIgnoredAuthPhase,
-  runUnsupportedMethodPhase,
-  runRequiredHeaderPhase,
-  runLifecyclePhase,
-  runIsolationPhase,
-  runConditionalPhase,
-  runIdempotencyPhase,
-  runLinkWalkPhase,
-  runHeaderFuzzPhase,
+export interface ProtocolPhase {
+  /** The checks it is there for: left out by --checks or --exclude-checks, it sends nothing. */
+  checks: CheckName[];
+  run(run: RunContext): Promise<void>;
+}
+
+export const PROTOCOL_PHASES: ProtocolPhase[] = [
+  { checks: ['ignored-auth'], run: runIgnoredAuthPhase },
+  { checks: ['unsupported-method'], run: runUnsupportedMethodPhase },
+  { checks: ['missing-required-header'], run: runRequiredHeaderPhase },
+  { checks: ['ensure-resource-availability', 'use-after-free'], run: runLifecyclePhase },
+  { checks: ['cache-isolation'], run: runIsolationPhase },
+  { checks: ['etag-per-principal'], run: runConditionalPhase },
+  { checks: ['idempotency'], run: runIdempotencyPhase },
+  { checks: ['link-walk-under-writes'], run: runLinkWalkPhase },
+  { checks: ['header-fuzzing'], run: runHeaderFuzzPhase },
 ];

@@ -75,6 +75,11 @@ export class Results {
   /** `judged`: the checks whose verdicts count (--checks, --exclude-checks); every check unless given. */
   constructor(private readonly judged?: ReadonlySet<CheckName>) {}
 
+  /** Whether the run judges `check` (a phase whose checks are all left out sends nothing). */
+  judges(check: CheckName): boolean {
+    return !this.judged || this.judged.has(check);
+  }
+
   /** One verdict: a pass when `problem` is undefined. A check the run does not judge is not recorded. */
   record(operationId: string, check: CheckName, problem: string | undefined, exchanges: Exchange[] = []): void {
     if (this.judged && !this.judged.has(check)) return;

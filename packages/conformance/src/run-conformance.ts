@@ -152,7 +152,7 @@ export async function runConformance(
     await checkServedContract(run);
     await runStatefulPhase(run);
     for (const phase of PROTOCOL_PHASES) {
-      if (!signal.aborted) await phase(run);
+      if (!signal.aborted && phase.checks.some((check) => results.judges(check))) await phase.run(run);
     }
     const budget =
       options.durationS === undefined
