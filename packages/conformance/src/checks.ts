@@ -7,6 +7,7 @@ import addFormatsModule from 'ajv-formats';
 import type { ContractOperation, ResponseSpec, Schema } from './contract.js';
 import { type Exchange, retryAfterSeconds } from './http-client.js';
 import type { Results } from './report.js';
+import { responseHeaderProblems } from './response-headers.js';
 
 // ajv-formats is CommonJS with a default export; NodeNext sees the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -168,6 +169,8 @@ export function checkAnswer(
       results.record(op, 'declared-header', say(`header ${name} is missing`), [exchange]);
     }
   }
+  const headerProblems = declared && responseHeaderProblems(declared, exchange.headers);
+  if (headerProblems) verdict('response-headers-conformance', headerProblems.join('; ') || undefined);
   return body;
 }
 

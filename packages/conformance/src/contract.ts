@@ -19,6 +19,8 @@ export interface ResponseSpec {
   description: string;
   /** Header names the answer promises on every such answer (declared `required: true`), lower case. */
   headers: string[];
+  /** The schema of every header the answer declares, by lower-case name (present or not). */
+  headerSchemas: Record<string, Schema>;
   /** The JSON schema of the body, or undefined when the answer declares no body. */
   schema: Schema | undefined;
 }
@@ -159,6 +161,7 @@ export function loadConformanceContract(path?: string | URL): ConformanceContrac
       (operation.responses ?? {}) as Record<string, Record<string, unknown>>,
     )) {
       const content = response.content as Record<string, { schema?: Schema }> | undefined;
+      const declaredHeaders = (response.headers as Record<string, { schema?: Schema }> | undefined) ?? {};
       responses[code] = {
         description: String(response.description ?? ''),
         // Only the headers the contract marks `required` are promised on every such answer (OpenAPI's default is
@@ -166,6 +169,9 @@ export function loadConformanceContract(path?: string | URL): ConformanceContrac
         headers: Object.entries((response.headers as Record<string, { required?: boolean }> | undefined) ?? {})
           .filter(([, header]) => header?.required === true)
           .map(([name]) => name.toLowerCase()),
+        headerSchemas: Object.fromEntries(
+          Object.entries(declaredHeaders).map(([name, header]) => [name.toLowerCase(), header?.schema ?? {}]),
+        ),
         schema: content ? (content['application/json']?.schema ?? {}) : undefined,
       };
     }

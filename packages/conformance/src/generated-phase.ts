@@ -3,9 +3,9 @@
 // created: a fresh id is created, an id created already conflicts, an id never created is not found.
 import { flattenAllOf, INTEGER_TEXT } from '@plant-store/contract';
 import fc from 'fast-check';
-import { linkProblems } from './checks.js';
+import { linkProblems, preview } from './checks.js';
 import type { ContractOperation } from './contract.js';
-import type { Principal } from './http-client.js';
+import type { Exchange, Principal } from './http-client.js';
 import { edgePlans, type GenerationContext, type Plan, plans, render, type Shape, validShape } from './requests.js';
 import type { RunContext } from './run-context.js';
 import { runName } from './run-names.js';
@@ -35,6 +35,34 @@ function idParameter(operation: ContractOperation): string | undefined {
 export function bodyIdField(operation: ContractOperation): string | undefined {
   const properties = (flattenAllOf(operation.body).properties ?? {}) as Record<string, Record<string, unknown>>;
   return Object.keys(properties).find((name) => properties[name]?.format === 'int64');
+}
+
+/** Statuses that refuse a request as invalid: a valid one must never get them. */
+const REFUSED_AS_INVALID = [400, 413, 415, 422];
+
+/** `negative-data-rejection` for a plan that breaks a rule, `positive-data-acceptance` for one that keeps them all. */
+function recordDataVerdict(run: RunContext, plan: Plan, exchange: Exchange): void {
+  const { status, request } = exchange;
+  const sent = `${request.method} ${request.target}`;
+  if (plan.kind === 'invalid' || plan.kind === 'malformed-body') {
+    run.results.record(
+      plan.operation.operationId,
+      'negative-data-rejection',
+      status >= 400 && status < 500
+        ? undefined
+        : `${sent} breaks ${plan.breaks} but answered ${status}: it was not refused`,
+      [exchange],
+    );
+  } else if (plan.kind === 'valid') {
+    run.results.record(
+      plan.operation.operationId,
+      'positive-data-acceptance',
+      REFUSED_AS_INVALID.includes(status)
+        ? `${sent} keeps every rule of the contract but was refused with ${status}: ${preview(exchange.text)}`
+        : undefined,
+      [exchange],
+    );
+  }
 }
 
 /** The body field that names the new resource: its first required string field (the run's names go there). */
@@ -125,6 +153,7 @@ export async function executePlan(run: RunContext, input: Plan): Promise<void> {
   const answer = await run.call(operation, request, { statuses, because });
   if (!answer) return;
   const { exchange, body } = answer;
+  recordDataVerdict(run, plan, exchange);
   if (isSuccess(exchange.status) && id !== undefined && principal !== undefined) {
     if (operation.role === 'create' && run.range.has(id)) run.ledger.add(principal, id);
     if (operation.role === 'delete') run.ledger.remove(principal, id);

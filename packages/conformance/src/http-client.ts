@@ -125,6 +125,17 @@ export class HttpClient {
 
   constructor(private readonly options: ClientOptions) {}
 
+  /** The Authorization header `request` goes out with, if any. */
+  authorizationOf(request: OutgoingRequest): string | undefined {
+    if (request.authorization !== undefined) return request.authorization;
+    return request.principal ? `Bearer ${this.options.tokens[request.principal]}` : undefined;
+  }
+
+  /** The longest wait for one answer. */
+  get timeoutMs(): number {
+    return this.options.timeoutMs ?? 10_000;
+  }
+
   url(target: string): string {
     const base = this.options.baseUrl.href.replace(/\/$/, '');
     return `${base}${target}`;
@@ -169,8 +180,8 @@ export class HttpClient {
       'user-agent': this.options.userAgent ?? 'plant-store-conformance',
       ...request.headers,
     };
-    if (request.authorization !== undefined) headers.authorization = request.authorization;
-    else if (request.principal) headers.authorization = `Bearer ${this.options.tokens[request.principal]}`;
+    const authorization = this.authorizationOf(request);
+    if (authorization !== undefined) headers.authorization = authorization;
     const url = this.url(request.target);
     const started = performance.now();
     this.sent++;
@@ -183,7 +194,7 @@ export class HttpClient {
         headers,
         ...(request.body === undefined ? {} : { body: request.body }),
         redirect: 'manual',
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+        signal: AbortSignal.timeout(this.timeoutMs),
       });
       text = await readCapped(response, `${request.method} ${url}`, MAX_ANSWER_BYTES);
     } catch (error) {

@@ -23,6 +23,28 @@ export const CHECKS = {
   'id-exact': 'ids round-trip exactly beyond 2^53: a neighbour id is another plant',
   'deleted-gone': 'a deleted plant is listed no more, and deleting it again is a 404',
   'principal-isolation': "a principal never sees, deletes or collides with another principal's plants",
+  'response-headers-conformance':
+    'a declared response header, when sent, holds a value its schema allows; an ETag is "..." or W/"..."',
+  'ignored-auth':
+    'every secured operation answers 401 (Error shape, WWW-Authenticate) to no token and to wrong tokens, even on a URL just served to a token',
+  'unsupported-method':
+    "a method the path does not declare is a 405 in the Error shape whose Allow lists the path's methods",
+  'missing-required-header':
+    'a request without a header the contract requires is refused (a body without Content-Type: 415), never served',
+  'negative-data-rejection': 'a request that breaks a rule of the contract is refused with a 4xx, never accepted',
+  'positive-data-acceptance': 'a request that keeps every rule is never refused as invalid (400, 413, 415, 422)',
+  'ensure-resource-availability': 'a created plant is listed right away, also by a list URL fetched just before',
+  'use-after-free': 'a deleted plant is gone at once: deleting it again is a 404, no list shows it, its id is free',
+  'cache-isolation':
+    "a list URL principal A was just served (before and right after A's writes) never gets principal B A's plants",
+  'etag-per-principal':
+    "If-None-Match works for its principal (304 while current, 200 after a write) and never gets B a 304 on A's ETag",
+  idempotency:
+    'Idempotency-Key: a repeat gets the same answer with Idempotent-Replayed: true, another body 422, concurrent repeats one create',
+  'link-walk-under-writes':
+    'a Link walk lists every plant present throughout exactly once while creates and deletes land between its pages',
+  'header-fuzzing':
+    'control bytes, non-ASCII and huge values in headers get a 4xx in the Error shape or a success: never a 5xx, a hang or no answer',
   'served-contract': 'the deployment serves the contract version this tool checks (/openapi.json)',
   cleanup: 'everything the run created was deleted again',
 } as const;
@@ -52,6 +74,11 @@ export class Results {
 
   /** `judged`: the checks whose verdicts count (--checks, --exclude-checks); every check unless given. */
   constructor(private readonly judged?: ReadonlySet<CheckName>) {}
+
+  /** Whether the run judges `check` (a phase whose checks are all left out sends nothing). */
+  judges(check: CheckName): boolean {
+    return !this.judged || this.judged.has(check);
+  }
 
   /** One verdict: a pass when `problem` is undefined. A check the run does not judge is not recorded. */
   record(operationId: string, check: CheckName, problem: string | undefined, exchanges: Exchange[] = []): void {

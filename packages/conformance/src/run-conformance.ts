@@ -23,6 +23,7 @@ import {
 } from './http-client.js';
 import { jsonReport } from './json-report.js';
 import { junitXml } from './junit.js';
+import { PROTOCOL_PHASES } from './protocol-phases.js';
 import { CHECKS, Results, renderTable } from './report.js';
 import { Ledger, reservedRange } from './reserved-ids.js';
 import { callerFor, type RunContext } from './run-context.js';
@@ -150,6 +151,9 @@ export async function runConformance(
     await checkTokens(run);
     await checkServedContract(run);
     await runStatefulPhase(run);
+    for (const phase of PROTOCOL_PHASES) {
+      if (!signal.aborted && phase.checks.some((check) => results.judges(check))) await phase.run(run);
+    }
     const budget =
       options.durationS === undefined
         ? { requests: options.requests ?? 0 }

@@ -2,6 +2,8 @@
 // of the real service that breaks one promise of the contract, the way gateways, caches and old builds do.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { LIMITS } from '@plant-store/contract';
 
 export interface ProxiedRequest {
   method: string;
@@ -75,6 +77,15 @@ export async function startProxy(target: string, breakage: Breakage = {}): Promi
     }
     outgoing.writeHead(answer.status, answer.headers);
     outgoing.end(request.method === 'HEAD' ? undefined : answer.body);
+  });
+  // Requests Node's parser refuses (control bytes, huge headers) get the Error body, as the service gives them.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const [status, reason] =
+      error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
+    const body = JSON.stringify({ error: status, message: `the proxy could not read the request (${error.code})` });
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -197,3 +208,166 @@ export function rateLimitsNow(every: number, times: number): Breakage & { limite
     },
   };
 }
+
+const errorAnswer = (status: number, message: string): ProxiedAnswer => ({
+  status,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ error: status, message }),
+});
+
+/** A cache keyed on the URL that serves its page to any token it has seen accepted (but to no stranger): it checks
+ * that a caller holds a live token, not whose. Tokenless and made-up tokens still get the service's 401. */
+export function tokenBlindPageCache(): Breakage {
+  const pages = new Map<string, ProxiedAnswer>();
+  const accepted = new Set<string>();
+  return {
+    answerInstead: (request) =>
+      isPlantsList(request) && accepted.has(request.headers.authorization ?? '') ? pages.get(request.url) : undefined,
+    answer: (answer, request) => {
+      if (isPlantsList(request) && answer.status === 200) {
+        accepted.add(request.headers.authorization ?? '');
+        pages.set(request.url, answer);
+      }
+      return answer;
+    },
+  };
+}
+
+/** A router that answers a method the path does not declare with 404 (no such route), not 405. */
+export const undeclaredMethodAs404: Breakage = {
+  answer: (answer) => (answer.status === 405 ? errorAnswer(404, 'no such route') : answer),
+};
+
+/** A gateway that takes a body without Content-Type for JSON. */
+export const assumesJson: Breakage = {
+  request: (request) =>
+    request.body !== '' && request.headers['content-type'] === undefined
+      ? { ...request, headers: { ...request.headers, 'content-type': 'application/json' } }
+      : request,
+};
+
+/** A per-principal list cache that writes never reach: a page stays as it was first served. */
+export function staleListCache(): Breakage {
+  const pages = new Map<string, ProxiedAnswer>();
+  const key = (request: ProxiedRequest) => `${request.headers.authorization ?? ''} ${request.url}`;
+  const cacheable = (request: ProxiedRequest) => isPlantsList(request) && !request.headers['if-none-match'];
+  return {
+    answerInstead: (request) => (cacheable(request) ? pages.get(key(request)) : undefined),
+    answer: (answer, request) => {
+      if (cacheable(request) && answer.status === 200) pages.set(key(request), answer);
+      return answer;
+    },
+  };
+}
+
+/** A soft delete: the plant is gone from the lists, but its id stays taken (a create of it is a 409). */
+export function softDeleteKeepsIds(): Breakage {
+  const deleted = new Set<string>();
+  const idInBody = (body: string) => /"id"\s*:\s*(-?\d+)/.exec(body)?.[1];
+  return {
+    answerInstead: (request) => {
+      const id = request.method === 'POST' ? idInBody(request.body) : undefined;
+      return id !== undefined && deleted.has(`${request.headers.authorization} ${id}`)
+        ? errorAnswer(409, `a plant with id ${id} exists`)
+        : undefined;
+    },
+    answer: (answer, request) => {
+      const id = /^\/plants\/(-?\d+)$/.exec(request.url)?.[1];
+      if (request.method === 'DELETE' && id && answer.status === 204)
+        deleted.add(`${request.headers.authorization} ${id}`);
+      return answer;
+    },
+  };
+}
+
+/** A gateway that strips the quotes of every ETag (W/"x" becomes W/x). */
+export const unquotesEtag: Breakage = {
+  answer: (answer) =>
+    answer.headers.etag === undefined
+      ? answer
+      : { ...answer, headers: { ...answer.headers, etag: answer.headers.etag.replaceAll('"', '') } },
+};
+
+/** A build that cuts a name beyond the contract's maxLength to fit, instead of refusing it. */
+export const truncatesLongNames: Breakage = {
+  request: (request) => {
+    let name: unknown;
+    try {
+      name = (JSON.parse(request.body) as { name?: unknown }).name;
+    } catch {
+      return request;
+    }
+    if (typeof name !== 'string' || [...name].length <= LIMITS.name.maxLength) return request;
+    const cut = [...name].slice(0, LIMITS.name.maxLength).join('');
+    return { ...request, body: request.body.replace(JSON.stringify(name), JSON.stringify(cut)) };
+  },
+};
+
+/** A web application firewall that refuses every body holding a character beyond ASCII. */
+export const refusesNonAsciiBodies: Breakage = {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the whole ASCII range is the point.
+  answerInstead: (request) => (/[^\u0000-\u007f]/.test(request.body) ? errorAnswer(400, 'ASCII only') : undefined),
+};
+
+/** A server that fails with 500 on a header holding a byte beyond ASCII (Node reads those bytes as Latin-1). */
+export const failsOnNonAsciiHeaders: Breakage = {
+  answerInstead: (request) =>
+    Object.values(request.headers).some((value) => /[\u0080-\u00ff]/.test(value))
+      ? errorAnswer(500, 'internal error')
+      : undefined,
+};
+
+/** A cache that answers If-None-Match from the ETag it last saw for the URL, whoever it was served to. */
+export function sharedEtagCache(): Breakage {
+  const etags = new Map<string, string>();
+  return {
+    answerInstead: (request) => {
+      const etag = etags.get(request.url);
+      return isPlantsList(request) && etag !== undefined && request.headers['if-none-match'] === etag
+        ? { status: 304, headers: { etag }, body: '' }
+        : undefined;
+    },
+    answer: (answer, request) => {
+      if (isPlantsList(request) && answer.status === 200 && answer.headers.etag)
+        etags.set(request.url, answer.headers.etag);
+      return answer;
+    },
+  };
+}
+
+/** A gateway that drops the Idempotency-Key header. */
+export const dropsIdempotencyKey: Breakage = {
+  request: ({ headers: { 'idempotency-key': _key, ...headers }, ...rest }) => ({ ...rest, headers }),
+};
+
+const WINDOW = 'x-offset-window';
+
+/** Paging by position: the cursor is an offset into the whole list (fetched anew for each page), so a create or a
+ * delete before the position moves every later plant across a page boundary. */
+export const offsetCursors: Breakage = {
+  request: (request) => {
+    if (!isPlantsList(request)) return request;
+    const query = new URL(request.url, 'http://proxy').searchParams;
+    const offset = /^o(\d+)$/.exec(query.get('cursor') ?? '')?.[1] ?? '0';
+    const { 'if-none-match': _etag, ...headers } = request.headers;
+    const limit = query.get('limit') ?? String(LIMITS.limit.default);
+    return {
+      ...request,
+      url: `/plants?limit=${LIMITS.limit.maximum}`,
+      headers: { ...headers, [WINDOW]: `${offset},${limit}` },
+    };
+  },
+  answer: (answer, request) => {
+    const window = request.headers[WINDOW];
+    if (window === undefined || answer.status !== 200) return answer;
+    const [offset = 0, limit = 0] = window.split(',').map(Number);
+    const plants = JSON.parse(answer.body) as unknown[];
+    const { link: _link, ...headers } = answer.headers;
+    const more = offset + limit < plants.length;
+    return {
+      ...answer,
+      headers: more ? { ...headers, link: `</plants?limit=${limit}&cursor=o${offset + limit}>; rel="next"` } : headers,
+      body: JSON.stringify(plants.slice(offset, offset + limit)),
+    };
+  },
+};

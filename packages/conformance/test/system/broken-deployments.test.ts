@@ -5,18 +5,32 @@ import { startTestServer, type TestServer } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addsOwnerField,
+  assumesJson,
   type Breakage,
   deletesUnknownWith200,
+  dropsIdempotencyKey,
   dropsLink,
+  failsOnNonAsciiHeaders,
   floodsLargestPage,
   numbersAsDoubles,
+  offsetCursors,
+  refusesNonAsciiBodies,
   sendsTerminalEscapes,
   serverErrorOnLargestPage,
+  sharedEtagCache,
   sharedPageCache,
+  softDeleteKeepsIds,
+  staleListCache,
   startProxy,
   TERMINAL_ESCAPES,
+  tokenBlindPageCache,
+  truncatesLongNames,
+  undeclaredMethodAs404,
+  unquotesEtag,
 } from '../support/broken-deployments.js';
 import { conformance, tally } from '../support/conformance-run.js';
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 let t: TestServer;
 let principals = 0;
@@ -68,20 +82,93 @@ describe('plant-store conformance against broken deployments', () => {
       'declared-status',
     ],
     ['a build that adds an undeclared field to a Plant', () => addsOwnerField, 0, 'createPlant', 'undeclared-field'],
+    [
+      'a cache that serves a page it was given to a caller without a token',
+      sharedPageCache,
+      0,
+      'getPlants',
+      'ignored-auth',
+    ],
+    [
+      'a cache that checks that a token is live but not whose it is',
+      tokenBlindPageCache,
+      0,
+      'getPlants',
+      'cache-isolation',
+    ],
+    [
+      'a router that answers an undeclared method 404',
+      () => undeclaredMethodAs404,
+      0,
+      '(PUT /plants)',
+      'unsupported-method',
+    ],
+    [
+      'a gateway that takes a body without Content-Type for JSON',
+      () => assumesJson,
+      0,
+      'createPlant',
+      'missing-required-header',
+    ],
+    ['a list cache that creates do not reach', staleListCache, 0, 'createPlant', 'ensure-resource-availability'],
+    ['a soft delete that keeps the id taken', softDeleteKeepsIds, 0, 'createPlant', 'use-after-free'],
+    ['a gateway that strips the quotes of ETags', () => unquotesEtag, 0, 'getPlants', 'response-headers-conformance'],
+    [
+      'a build that cuts long names instead of refusing them',
+      () => truncatesLongNames,
+      40,
+      'createPlant',
+      'negative-data-rejection',
+    ],
+    [
+      'a firewall that refuses bodies beyond ASCII',
+      () => refusesNonAsciiBodies,
+      40,
+      'createPlant',
+      'positive-data-acceptance',
+    ],
+    [
+      'a server that fails on header bytes beyond ASCII',
+      () => failsOnNonAsciiHeaders,
+      0,
+      'getPlants',
+      'header-fuzzing',
+    ],
+    [
+      "a cache that answers If-None-Match from another principal's ETag",
+      sharedEtagCache,
+      0,
+      'getPlants',
+      'etag-per-principal',
+    ],
+    ['a gateway that drops Idempotency-Key', () => dropsIdempotencyKey, 0, 'createPlant', 'idempotency'],
+    ['cursors that count positions', () => offsetCursors, 0, 'getPlants', 'link-walk-under-writes'],
   ] as const)(
     'fails on %s, naming the check',
     async (_name, breakage, requests, operationId, check) => {
       const run = await runThrough(breakage(), requests);
       expect(run.code, run.output).toBe(1);
       expect(tally(run.output, operationId, check)?.failed, run.output).toBeGreaterThan(0);
-      expect(run.output).toMatch(new RegExp(`^FAILED: .*${operationId}/${check}`, 'm'));
+      const named = `${escapeRegExp(operationId)}/${check}`;
+      expect(run.output).toMatch(new RegExp(`^FAILED: .*${named}`, 'm'));
       // Each failure comes with the request that shows it, as a curl command without the token.
-      const failure = new RegExp(`^\\d+\\. ${operationId}/${check}: .*\\n   curl .*`, 'm').exec(run.output)?.[0];
+      const failure = new RegExp(`^\\d+\\. ${named}: .*\\n   curl .*`, 'm').exec(run.output)?.[0];
       expect(failure, run.output).toBeDefined();
       expect(failure).not.toMatch(/Bearer [A-Za-z0-9_-]{20,}/);
     },
     120_000,
   );
+
+  it('catches a token-blind cache by cache-isolation, while ignored-auth passes (each token it serves is live)', async () => {
+    const run = await runThrough(tokenBlindPageCache(), 0);
+    expect(tally(run.output, 'getPlants', 'cache-isolation')?.failed, run.output).toBeGreaterThan(0);
+    expect(tally(run.output, 'getPlants', 'ignored-auth'), run.output).toMatchObject({ failed: 0 });
+  }, 120_000);
+
+  it("catches a cache that answers If-None-Match from another principal's ETag by etag-per-principal alone", async () => {
+    const run = await runThrough(sharedEtagCache(), 0);
+    expect(run.output).toMatch(/^FAILED: getPlants\/etag-per-principal \(seed \d+\)$/m);
+  }, 120_000);
 
   it('stops reading an answer at 16 MiB and fails the check that got it', async () => {
     const run = await runThrough(floodsLargestPage, 10);

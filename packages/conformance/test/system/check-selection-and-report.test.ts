@@ -71,3 +71,22 @@ it('refuses an unknown check name with exit code 2 before sending anything', asy
     await proxy.close();
   }
 });
+
+it("sends none of a protocol phase's requests when its checks are left out", async () => {
+  const proxy = await startProxy(t.url);
+  try {
+    const token = await t.token('phase-selection');
+    const args = ['--base-url', proxy.url, '--token', token, '--requests', '0', '--seed', '7'];
+    // The header-fuzzing requests whose bytes a proxy can read (the control bytes are refused before it sees them).
+    const fuzzed = () => proxy.seen.filter((request) => request.headers['x-conformance-fuzz'] !== undefined).length;
+    expect((await conformance(args)).code).toBe(0);
+    const sent = fuzzed();
+    expect(sent).toBeGreaterThan(0);
+    const excluded = await conformance([...args, '--exclude-checks', 'header-fuzzing']);
+    expect(excluded.code, excluded.output).toBe(0);
+    expect(fuzzed()).toBe(sent);
+    expect(tally(excluded.output, 'getPlants', 'header-fuzzing')).toBeUndefined();
+  } finally {
+    await proxy.close();
+  }
+}, 120_000);
