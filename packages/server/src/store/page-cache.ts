@@ -5,7 +5,8 @@
 // recently used): pages go in the order they were cached, except that a page used since it was last passed over is
 // passed over once more. A hit only marks its entry: moving it to the end of the map (delete, then set) on every hit
 // made V8 allocate a new table for the map each time, ~140 bytes a hot read that outlived the young generation and
-// filled the old one (docs/benchmarks.md). The same cache, with another `sizeOf`, holds the PostgreSQL store's tokens.
+// filled the old one (measured: docs/performance.md and the report it links). The same cache, with another `sizeOf`,
+// holds the PostgreSQL store's tokens.
 import type { CacheStats, PlantPage } from './store.js';
 
 /** The page cache's default bound, in bytes (PAGE_CACHE_BYTES), on every engine. */
