@@ -1,0 +1,140 @@
+// The validating proxy in front of upstreams that break the contract (a tiny raw HTTP server answering what each test
+// writes): every break is reported with its direction, operation and rule, the client still gets the upstream's
+// bytes as sent, and the exit code says a violation was seen. Hostile upstreams (a flood, control characters,
+// silence, no upstream at all) cost the proxy neither its memory nor its answer.
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ProxyRun, rulesOf, startProxyRun } from '../../support/proxy-run.js';
+import { type RawAnswer, type RawUpstream, rawAnswer, startRawUpstream } from '../../support/raw-upstream.js';
+
+const json = { 'content-type': 'application/json' };
+const open: { close(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((item) => item.close()));
+});
+
+async function through(answer: RawAnswer, options: string[] = []): Promise<{ upstream: RawUpstream; proxy: ProxyRun }> {
+  const upstream = await startRawUpstream(answer);
+  open.push(upstream);
+  const proxy = await startProxyRun(upstream.url, options);
+  return { upstream, proxy };
+}
+
+const auth = { authorization: 'Bearer t' };
+
+describe('plant-store-conformance proxy against broken upstreams', () => {
+  it('reports a list of the wrong shape, and passes its bytes on unchanged', async () => {
+    const body = '{"plants":[{"name":"Fern","id":9007199254740993}]}';
+    const { proxy } = await through(() => rawAnswer(200, body, json));
+    const answer = await fetch(`${proxy.url}/plants`, { headers: auth });
+    expect(await answer.text()).toBe(body);
+    const stopped = await proxy.stop();
+    expect(stopped.code).toBe(1);
+    expect(rulesOf(stopped.report)).toEqual(['response getPlants schema']);
+    expect(stopped.report.violations[0]).toMatchObject({
+      direction: 'response',
+      operation: 'getPlants',
+      rule: 'schema',
+    });
+    expect(stopped.output).toContain('FAILED');
+  });
+
+  it('reports a 500 in plain text: a server error, not JSON, not the Error shape', async () => {
+    const { proxy } = await through(() => rawAnswer(500, 'Internal Server Error', { 'content-type': 'text/plain' }));
+    const answer = await fetch(`${proxy.url}/plants/5`, { method: 'DELETE', headers: auth });
+    expect([answer.status, await answer.text()]).toEqual([500, 'Internal Server Error']);
+    const { report } = await proxy.stop();
+    expect(rulesOf(report)).toEqual([
+      'response deletePlant content-type',
+      'response deletePlant error-shape',
+      'response deletePlant no-5xx',
+    ]);
+  });
+
+  it('reports a HEAD answered with a body, and a HEAD whose headers are not those of the GET', async () => {
+    const { proxy, upstream } = await through((request) =>
+      request.method === 'HEAD'
+        ? rawAnswer(200, '[{"name":"Fern"}]', json)
+        : rawAnswer(200, '[]', { ...json, etag: 'W/"1"' }),
+    );
+    const answer = await fetch(`${proxy.url}/plants`, { method: 'HEAD', headers: auth });
+    expect(answer.status).toBe(200);
+    const { report } = await proxy.stop();
+    expect(rulesOf(report)).toEqual(['response getPlants head']);
+    expect(report.violations.map((violation) => violation.sample).join('\n')).toMatch(
+      /HEAD was answered with a body[\s\S]*HEAD lacks etag, which GET sends|HEAD lacks etag, which GET sends[\s\S]*HEAD was answered with a body/,
+    );
+    // The proxy sent the GET it compared with itself.
+    expect(upstream.requests.map((request) => request.method)).toEqual(['HEAD', 'GET']);
+  });
+
+  it('reports an id in an answer (rounded, as JSON.parse rounds it) and forwards the request id byte-exact', async () => {
+    const { proxy, upstream } = await through(() => rawAnswer(200, '{"name":"Fern","id":9007199254740992}', json));
+    const sent = '{"id":9007199254740993,"name":"Fern"}';
+    await fetch(`${proxy.url}/plants`, { method: 'POST', headers: { ...auth, ...json }, body: sent });
+    expect(upstream.requests[0]?.body.toString()).toBe(sent);
+    const { report } = await proxy.stop();
+    expect(rulesOf(report)).toEqual(['response createPlant undeclared-field']);
+    expect(report.violations[0]?.sample).toContain('fields the contract does not declare: id');
+  });
+
+  it('reports requests that break the contract, and paths and methods it does not have', async () => {
+    const { proxy } = await through((request) =>
+      rawAnswer(404, `{"error":404,"message":"no route ${request.target}"}`, json),
+    );
+    await fetch(`${proxy.url}/plants?limit=0&tag=x`, { headers: auth });
+    await fetch(`${proxy.url}/plants`, { method: 'POST', headers: json, body: '{"name":"Fern","id":1.5}' });
+    await fetch(`${proxy.url}/plants/abc`, { method: 'PUT', headers: auth });
+    await fetch(`${proxy.url}/nowhere`, { headers: auth });
+    const { report } = await proxy.stop();
+    expect(rulesOf(report)).toEqual([
+      'request (undeclared) undeclared-method',
+      'request (undeclared) undeclared-path',
+      'request createPlant authorization',
+      'request createPlant body',
+      'request getPlants parameters',
+    ]);
+    const samples = report.violations.map((violation) => violation.sample).join('\n');
+    expect(samples).toContain('unknown query parameter "tag"');
+    expect(samples).toContain('written with a fraction');
+  });
+
+  it('forwards a flood whole without keeping it, and escapes control characters an upstream puts in its text', async () => {
+    const flood = Buffer.alloc(3 * 1024 * 1024, 'a');
+    const { proxy } = await through(
+      (request) =>
+        request.target === '/plants'
+          ? rawAnswer(200, flood, json)
+          : rawAnswer(400, '\u001b]0;owned\u0007', { 'content-type': 'text/\u009b2J' }),
+      ['--max-answer-bytes', '1048576'],
+    );
+    const answer = await fetch(`${proxy.url}/plants`, { headers: auth });
+    expect((await answer.arrayBuffer()).byteLength).toBe(flood.length);
+    await fetch(`${proxy.url}/plants/1`, { method: 'DELETE', headers: auth, body: 'x' });
+    const { report, output } = await proxy.stop();
+    expect(rulesOf(report)).toContain('response getPlants body-size');
+    expect(report.violations.find((v) => v.rule === 'body-size')?.sample).toContain('over 1048576 bytes');
+    // The C1 CSI an upstream put in a header is shown as text, in the summary and in the report.
+    const samples = report.violations.map((violation) => violation.sample).join('\n');
+    expect(samples).toContain('content type text/\\u009b2J');
+    for (const text of [output, samples]) {
+      for (const control of ['\u001b', '\u0007', '\u009b']) expect(text).not.toContain(control);
+    }
+  });
+
+  it('answers 504 in the Error shape when the upstream is silent past --timeout, 502 when it is not there', async () => {
+    const { proxy } = await through(() => 'silent', ['--timeout', '1']);
+    const answer = await fetch(`${proxy.url}/plants`, { headers: auth });
+    expect(answer.status).toBe(504);
+    expect(await answer.json()).toMatchObject({ error: 504, message: expect.stringContaining('sent nothing for 1 s') });
+    const stopped = await proxy.stop();
+    expect(rulesOf(stopped.report)).toEqual(['response getPlants answered']);
+
+    const nowhere = await startRawUpstream(() => 'silent');
+    await nowhere.close();
+    const gone = await startProxyRun(nowhere.url);
+    const refused = await fetch(`${gone.url}/plants`, { headers: auth });
+    expect(refused.status).toBe(502);
+    expect(await refused.json()).toMatchObject({ error: 502, message: expect.stringContaining('ECONNREFUSED') });
+    expect(rulesOf((await gone.stop()).report)).toEqual(['response getPlants answered']);
+  });
+});
