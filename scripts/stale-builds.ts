@@ -24,7 +24,7 @@ const emptyDist: [string, string[]] = [
   ['-e', "require('node:fs').rmSync('dist', { recursive: true, force: true })"],
 ];
 
-/** What the server runs: the contract, the core, then the server. */
+/** What the server runs: the contract, the core, the conformance checker (`plant-store conformance`), then the server. */
 export const SERVER_BUILDS: Build[] = [
   {
     dir: 'packages/contract',
@@ -38,6 +38,11 @@ export const SERVER_BUILDS: Build[] = [
   },
   {
     dir: 'packages/core',
+    sources: ['src', 'package.json', 'tsconfig.build.json'],
+    commands: [emptyDist, [tsc, ['-p', 'tsconfig.build.json']]],
+  },
+  {
+    dir: 'packages/conformance',
     sources: ['src', 'package.json', 'tsconfig.build.json'],
     commands: [emptyDist, [tsc, ['-p', 'tsconfig.build.json']]],
   },

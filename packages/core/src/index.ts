@@ -11,6 +11,7 @@ export {
   unauthorized,
 } from './auth/bearer-rules.js';
 export type { Principal } from './auth/principal.js';
+export { didYouMean, unknownOptionMessage } from './did-you-mean.js';
 export {
   type Handler,
   type HandlerInput,

@@ -1,8 +1,8 @@
 // What every `plant-store` command module shares: the Command shape the dispatcher (main.ts) runs, the output it
 // writes to, strict option parsing, and opening the store for one piece of work.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { unknownOptionMessage } from '@plant-store/core';
 import type { Config } from '../config.js';
-import { unknownOptionMessage } from '../did-you-mean.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 

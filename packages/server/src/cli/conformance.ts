@@ -1,6 +1,5 @@
-// `plant-store conformance`: checks a running deployment against openapi.yaml (src/conformance/). It loads no
-// configuration and opens no database. Ctrl-C (SIGINT) or SIGTERM stops the run and deletes what it created; a second
-// one ends the process at once.
+// `plant-store conformance`: the @plant-store/conformance package's command (checks a running deployment against
+// openapi.yaml from outside; it loads no configuration and opens no database), with the same flags and exit codes.
 import type { StandaloneCommand } from './command.js';
 
 export const conformanceCommand: StandaloneCommand = {
@@ -16,19 +15,7 @@ export const conformanceCommand: StandaloneCommand = {
   ],
   async runStandalone(args, io) {
     // Loaded on demand: fast-check and the checks stay out of `serve`.
-    const { runConformance } = await import('../conformance/run-conformance.js');
-    const controller = new AbortController();
-    const stop = (signal: NodeJS.Signals) => {
-      if (controller.signal.aborted) process.exit(signal === 'SIGINT' ? 130 : 143);
-      controller.abort();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    try {
-      return await runConformance(args, io, controller.signal);
-    } finally {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-    }
+    const { conformanceCommand } = await import('@plant-store/conformance');
+    return conformanceCommand(args, io);
   },
 };

@@ -3,8 +3,8 @@
 // configuration exit with code 2 and one line that says what to fix, then where the command's usage is.
 import { readFileSync } from 'node:fs';
 import { readOpenApiDocument } from '@plant-store/contract/document';
+import { didYouMean } from '@plant-store/core';
 import { ConfigError, loadConfig } from '../config.js';
-import { didYouMean } from '../did-you-mean.js';
 import { LostDatabaseError } from '../store/sqlite/file-guard.js';
 import { StoreUnavailableError } from '../store/store.js';
 import {

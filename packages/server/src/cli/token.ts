@@ -1,8 +1,9 @@
 // `plant-store token create|list|revoke`: bearer tokens for the API (auth/tokens.ts keeps only their hashes).
+
+import { didYouMean } from '@plant-store/core';
 import { assertValidSubject } from '../auth/principal.js';
 import { issueToken, parseDuration, parseScopes } from '../auth/tokens.js';
 import type { Config } from '../config.js';
-import { didYouMean } from '../did-you-mean.js';
 import { describeConfiguredDatabase } from '../store/describe-database.js';
 import { asUsage, type Command, type Io, JSON_OPTION, parse, printList, UsageError, withStore } from './command.js';
 

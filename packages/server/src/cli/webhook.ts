@@ -1,7 +1,8 @@
 // `plant-store webhook ...`: the "new plant" webhook subscriptions and their deliveries (webhooks/).
+
+import { didYouMean } from '@plant-store/core';
 import { parseDuration } from '../auth/tokens.js';
 import type { Config } from '../config.js';
-import { didYouMean } from '../did-you-mean.js';
 import { addSubscription, rotateSecret } from '../webhooks/subscriptions.js';
 import { asUsage, type Command, type Io, JSON_OPTION, parse, printList, UsageError, withStore } from './command.js';
 

@@ -3,12 +3,12 @@
 // accepted, invalid ones refused with the right status, and nothing may leak a stack trace, SQL or a file path.
 // FUZZ_RUNS scales it (CI default: 2,500 single requests plus 150 stateful sequences).
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { invalidValue, type Schema, toJson, validValue } from '@plant-store/conformance/schema-arbitraries';
 import { flattenAllOf, INT64_MAX, INT64_MIN } from '@plant-store/contract';
 import { OPENAPI_PATH } from '@plant-store/contract/document';
 import { createTestApp, type TestApp } from '@plant-store/test-kit';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invalidValue, type Schema, toJson, validValue } from '../../../../src/conformance/schema-arbitraries.js';
 import { type Answer, call } from '../../../support/http.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2500);

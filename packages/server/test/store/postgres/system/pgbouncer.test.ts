@@ -3,13 +3,13 @@
 // statement missing), and read-your-writes holds across instances; a start-up refused names what was refused.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { conformanceCommand } from '@plant-store/conformance';
 import { createTestDatabase, POSTGRES_URL, type TestDatabase } from '@plant-store/test-kit';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../../../src/auth/tokens.js';
 import { openStore } from '../../../../src/store/open-store.js';
 import { postgresMigrations } from '../../../../src/store/postgres/migrations.js';
-import { conformance } from '../../../support/conformance-run.js';
 import { type PgBouncer, startPgBouncer } from '../../../support/pgbouncer.js';
 import { BIN, type ServerProcess, startServerProcess, stopAll, tokenIn } from '../../../support/process.js';
 import { backgroundLists, probeReadYourWrites, sendOnce } from '../../../support/read-your-writes.js';
@@ -93,8 +93,13 @@ describe('behind PgBouncer in transaction mode', () => {
       issue('conformance-reader', ['read']),
     ]).finally(() => store.close());
     const flags = { 'base-url': a!.url, token: alice, 'second-token': bob, 'read-token': reader, requests: '60' };
-    const run = await conformance(Object.entries(flags).flatMap(([flag, value]) => [`--${flag}`, value]));
-    expect(run.code, run.output).toBe(0);
+    const output: string[] = [];
+    const io = { stdout: (line: string) => output.push(line), stderr: (line: string) => output.push(line), env: {} };
+    const code = await conformanceCommand(
+      Object.entries(flags).flatMap(([flag, value]) => [`--${flag}`, value]),
+      io,
+    );
+    expect(code, output.join('\n')).toBe(0);
   }, 180_000);
 
   it('names the startup parameter PgBouncer refused when start-up fails', async () => {

@@ -3,8 +3,8 @@
 // bytes as sent, and the exit code says a violation was seen. Hostile upstreams (a flood, control characters,
 // silence, no upstream at all) cost the proxy neither its memory nor its answer.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ProxyRun, rulesOf, startProxyRun } from '../../support/proxy-run.js';
-import { type RawAnswer, type RawUpstream, rawAnswer, startRawUpstream } from '../../support/raw-upstream.js';
+import { type ProxyRun, rulesOf, startProxyRun } from '../support/proxy-run.js';
+import { type RawAnswer, type RawUpstream, rawAnswer, startRawUpstream } from '../support/raw-upstream.js';
 
 const json = { 'content-type': 'application/json' };
 const open: { close(): Promise<unknown> }[] = [];

@@ -15,8 +15,8 @@ import {
   sharedPageCache,
   startProxy,
   TERMINAL_ESCAPES,
-} from '../../support/broken-deployments.js';
-import { conformance, tally } from '../../support/conformance-run.js';
+} from '../support/broken-deployments.js';
+import { conformance, tally } from '../support/conformance-run.js';
 
 let t: TestServer;
 let principals = 0;

@@ -2,6 +2,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { unknownOptionMessage } from '@plant-store/core';
 import { MAX_ANSWER_BYTES } from '../http-client.js';
 
 export const PROXY_USAGE = `Usage: plant-store-conformance proxy --upstream URL --port P [--report FILE] [options]
@@ -90,7 +91,7 @@ export function parseProxyArguments(argv: string[]): ProxyArguments | 'help' {
   try {
     values = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    throw new ProxyUsageError((error as Error).message);
+    throw new ProxyUsageError(unknownOptionMessage((error as Error).message, Object.keys(OPTIONS)));
   }
   if (values.help) return 'help';
   const text = (name: keyof typeof OPTIONS) => values[name] as string | undefined;

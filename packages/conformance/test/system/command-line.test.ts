@@ -4,16 +4,16 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startTestServer, type TestServer, waitFor } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli/main.js';
-import { rateLimitsNow, startProxy } from '../../support/broken-deployments.js';
-import { conformance, tally } from '../../support/conformance-run.js';
-import { pageText } from '../../support/page-text.js';
-import { BIN } from '../../support/process.js';
+import { rateLimitsNow, startProxy } from '../support/broken-deployments.js';
+import { conformance, tally } from '../support/conformance-run.js';
 
 const run = promisify(execFile);
+// The server's `plant-store` command, whose `conformance` is this package's.
+const BIN = fileURLToPath(new URL('../../../server/bin/plant-store.js', import.meta.url));
 let t: TestServer;
 let work: string;
 // A CI job's environment: no database, and configuration the service itself would refuse to start with.
@@ -39,7 +39,7 @@ async function command(args: string[]): Promise<{ code: number; stdout: string; 
 }
 
 const plantsOf = async (subject: string) =>
-  JSON.parse(pageText(await t.store.plants.list(subject, { limit: 1000 }))) as unknown[];
+  JSON.parse(new TextDecoder().decode((await t.store.plants.list(subject, { limit: 1000 })).body)) as unknown[];
 
 describe('plant-store conformance on the command line', () => {
   it('exits 2 on a usage error, naming it, and 0 on --help', async () => {
@@ -59,10 +59,8 @@ describe('plant-store conformance on the command line', () => {
       code: 2,
       output: expect.stringContaining('--base-url must be http:// or https://'),
     });
-    const lines: string[] = [];
-    const io = { stdout: (line: string) => lines.push(line), stderr: (line: string) => lines.push(line), env: {} };
-    expect(await main(['--help'], io)).toBe(0);
-    expect(lines.join('\n')).toContain('conformance --base-url URL --token T [...]');
+    const serverHelp = await run(process.execPath, [BIN, '--help'], { env: ciEnv });
+    expect(serverHelp.stdout + serverHelp.stderr).toContain('conformance --base-url URL --token T [...]');
     const help = await conformance(['--help']);
     expect(help).toMatchObject({
       code: 0,

@@ -1,13 +1,13 @@
 // The parts of `plant-store conformance` that need no service: its arguments, the Link check, Retry-After, the
 // reserved ids, curl reproductions (tokens never printed, control characters legible) and the JUnit XML.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_REQUESTS, parseConformanceArguments } from '../../../src/conformance/arguments.js';
-import { linkProblems, undeclaredFields } from '../../../src/conformance/checks.js';
-import { curlOf, shellQuote } from '../../../src/conformance/curl.js';
-import { retryAfterSeconds } from '../../../src/conformance/http-client.js';
-import { junitXml } from '../../../src/conformance/junit.js';
-import { Results } from '../../../src/conformance/report.js';
-import { RESERVED_SIZE, reservedRange } from '../../../src/conformance/reserved-ids.js';
+import { DEFAULT_REQUESTS, parseConformanceArguments } from '../../src/arguments.js';
+import { linkProblems, undeclaredFields } from '../../src/checks.js';
+import { curlOf, shellQuote } from '../../src/curl.js';
+import { retryAfterSeconds } from '../../src/http-client.js';
+import { junitXml } from '../../src/junit.js';
+import { Results } from '../../src/report.js';
+import { RESERVED_SIZE, reservedRange } from '../../src/reserved-ids.js';
 
 describe('conformance arguments', () => {
   it('takes tokens from the environment, defaults the budget, and refuses what CI would regret', () => {

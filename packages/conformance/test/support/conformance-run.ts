@@ -1,6 +1,6 @@
 // Test support: `plant-store conformance` run in this process (its entry function, as the CLI calls it), with its
 // output collected, and a reading of its results table.
-import { runConformance } from '../../src/conformance/run-conformance.js';
+import { runConformance } from '../../src/run-conformance.js';
 
 export interface ConformanceRun {
   code: number;

@@ -3,8 +3,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { proxyCommand } from '../../src/conformance/proxy/command.js';
-import type { ProxyReport } from '../../src/conformance/proxy/violations.js';
+import { proxyCommand } from '../../src/proxy/command.js';
+import type { ProxyReport } from '../../src/proxy/violations.js';
 
 export interface StoppedProxy {
   code: number;

@@ -3,12 +3,13 @@ import { randomInt } from 'node:crypto';
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { unknownOptionMessage } from '../did-you-mean.js';
+import { unknownOptionMessage } from '@plant-store/core';
 
 /** The default budget: requests generated after the fixed checks (the README states what a run costs). */
 export const DEFAULT_REQUESTS = 400;
 
 export const CONFORMANCE_USAGE = `Usage: plant-store conformance --base-url URL [--token T] [options]
+       plant-store conformance proxy --upstream URL --port P [--report FILE]   (a validating proxy: proxy --help)
 
 Checks a running deployment against openapi.yaml from outside: requests generated from the contract (valid and
 invalid), every answer checked, and stateful checks (create, page through, delete) against a model. Needs only a URL

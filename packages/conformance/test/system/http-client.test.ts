@@ -3,7 +3,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { AnswerTooLarge, HttpClient, MAX_ANSWER_BYTES } from '../../../src/conformance/http-client.js';
+import { AnswerTooLarge, HttpClient, MAX_ANSWER_BYTES } from '../../src/http-client.js';
 
 const CHUNK = Buffer.alloc(64 * 1024, 'x');
 let sent = 0;
