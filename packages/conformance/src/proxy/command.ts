@@ -72,6 +72,10 @@ export async function proxyCommand(argv: string[], io: ProxyIo): Promise<number>
   );
   io.listening?.(proxy.url);
   await stopped(io.signal);
+  io.stderr(
+    `plant-store-conformance proxy: stopping; requests under way get ${GRACE_MS / 1000} s to finish` +
+      `${io.signal ? '' : ' (a second Ctrl-C or SIGTERM ends it at once)'}`,
+  );
   await proxy.close(GRACE_MS);
   for (const line of violations.summary()) io.stdout(escapeControls(line));
   if (options.report) {
