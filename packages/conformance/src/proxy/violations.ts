@@ -17,9 +17,6 @@ export interface Violation {
 /** Samples kept per kind of violation; later ones are counted only. */
 export const SAMPLES_PER_KIND = 5;
 
-/** Kinds tracked (a hostile client could invent paths, but the operation of an undeclared one is one name). */
-const MAX_KINDS = 1000;
-
 const MAX_SAMPLE_CHARS = 1000;
 
 export interface ProxyReport {
@@ -46,8 +43,8 @@ export class Violations {
     this.total++;
     const key = `${direction}\u0000${operation}\u0000${rule}`;
     let kind = this.counts.get(key);
+    // Kinds are few whatever is sent: the contract's operations (an undeclared path or method is one name) by rules.
     if (!kind) {
-      if (this.counts.size >= MAX_KINDS) return;
       kind = { direction, operation, rule, count: 0 };
       this.counts.set(key, kind);
     }

@@ -121,6 +121,25 @@ describe('plant-store-conformance proxy against broken upstreams', () => {
     }
   });
 
+  it('checks an answer still under way at the stop before writing the report, and forwards CORS preflights unchecked', async () => {
+    const { proxy, upstream } = await through((request, socket) => {
+      if (request.method === 'OPTIONS') return rawAnswer(204, '', { 'access-control-allow-origin': '*' });
+      setTimeout(() => socket.end(rawAnswer(200, '{"not":"a list"}', json)), 300);
+      return 'silent';
+    });
+    const preflight = await fetch(`${proxy.url}/plants`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://app.example', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    const late = fetch(`${proxy.url}/plants`, { headers: auth });
+    while (upstream.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    const { report } = await proxy.stop();
+    expect((await late).status).toBe(200);
+    expect(report.requests).toBe(2);
+    expect(rulesOf(report)).toEqual(['response getPlants schema']);
+  });
+
   it('answers 504 in the Error shape when the upstream is silent past --timeout, 502 when it is not there', async () => {
     const { proxy } = await through(() => 'silent', ['--timeout', '1']);
     const answer = await fetch(`${proxy.url}/plants`, { headers: auth });

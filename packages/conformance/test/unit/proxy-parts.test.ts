@@ -1,0 +1,93 @@
+// The validating proxy's parts that need no socket: the bounded violation record and its report, the HEAD-against-GET
+// comparison, the routing of requests to the contract's operations, and the command line's options.
+import { describe, expect, it } from 'vitest';
+import { loadConformanceContract } from '../../src/contract.js';
+import { MAX_ANSWER_BYTES } from '../../src/http-client.js';
+import { parseProxyArguments } from '../../src/proxy/arguments.js';
+import { headMismatch } from '../../src/proxy/head-check.js';
+import { routerOf } from '../../src/proxy/routes.js';
+import { SAMPLES_PER_KIND, Violations } from '../../src/proxy/violations.js';
+
+describe('Violations', () => {
+  it('counts every violation but keeps only the first samples of each kind, escaped and cut short', () => {
+    const violations = new Violations();
+    for (let index = 0; index < 50; index++) {
+      violations.add('response', 'getPlants', 'schema', `answer ${index} \u001b[2J ${'x'.repeat(2000)}`);
+    }
+    violations.add('request', 'createPlant', 'body', 'bad');
+    const report = violations.report('http://upstream/', new Date(0));
+    expect(report.violationCount).toBe(51);
+    expect(report.kinds).toEqual([
+      { direction: 'response', operation: 'getPlants', rule: 'schema', count: 50 },
+      { direction: 'request', operation: 'createPlant', rule: 'body', count: 1 },
+    ]);
+    expect(report.violations).toHaveLength(SAMPLES_PER_KIND + 1);
+    expect(report.violations[0]?.sample).toMatch(/^answer 0 \\u001b\[2J x+\.\.\.$/);
+    expect(report.violations[0]?.sample.length).toBeLessThan(1100);
+    expect(violations.summary()[0]).toBe('0 requests forwarded, 51 violations of the contract');
+  });
+});
+
+describe('headMismatch', () => {
+  const get = { status: 200, headers: { 'content-type': 'application/json', etag: 'W/"1"', 'content-length': '2' } };
+  it('accepts the same status and headers (Content-Length and Date may differ)', () => {
+    expect(headMismatch({ status: 200, headers: { 'content-type': 'application/json', etag: 'W/"2"' } }, get)).toBe(
+      undefined,
+    );
+  });
+  it('names a status, a missing or extra header and another content type', () => {
+    expect(headMismatch({ status: 500, headers: {} }, get)).toBe('HEAD answered 500, GET 200');
+    expect(headMismatch({ status: 200, headers: { 'content-type': 'text/plain', 'x-extra': '1' } }, get)).toBe(
+      "HEAD lacks etag, which GET sends; HEAD sends x-extra, which GET does not; HEAD's Content-Type is text/plain, GET's application/json",
+    );
+  });
+  it('proves nothing when the GET met a rate limit or an unavailable service', () => {
+    expect(headMismatch({ status: 200, headers: {} }, { status: 429, headers: {} })).toBe(undefined);
+  });
+});
+
+describe('routerOf', () => {
+  const route = routerOf(loadConformanceContract());
+  it('routes by path template and method, HEAD as GET, with path parameters percent-decoded', () => {
+    expect(route('HEAD', '/plants')).toMatchObject({ kind: 'operation', operation: { operationId: 'getPlants' } });
+    expect(route('DELETE', '/plants/%2D5')).toMatchObject({
+      operation: { operationId: 'deletePlant' },
+      path: { id: '-5' },
+    });
+  });
+  it('tells an undeclared path from an undeclared method, with the methods the path takes', () => {
+    expect(route('GET', '/plants/1/leaves')).toEqual({ kind: 'undeclared-path' });
+    expect(route('PATCH', '/plants')).toEqual({ kind: 'undeclared-method', allowed: ['GET', 'POST', 'HEAD'] });
+  });
+});
+
+describe('parseProxyArguments', () => {
+  it('takes the upstream and port, with defaults for the rest', () => {
+    expect(parseProxyArguments(['--upstream', 'http://localhost:3000', '--port', '8080'])).toEqual({
+      upstream: new URL('http://localhost:3000'),
+      port: 8080,
+      host: '127.0.0.1',
+      report: undefined,
+      timeoutMs: 30_000,
+      maxAnswerBytes: MAX_ANSWER_BYTES,
+    });
+  });
+  it('refuses what it cannot use, saying why', () => {
+    const refusal = (argv: string[]) => {
+      try {
+        parseProxyArguments(argv);
+        return undefined;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(refusal(['--upstream', 'ftp://x', '--port', '1'])).toContain('must be http:// or https://');
+    expect(refusal(['--upstream', 'http://x?a=1', '--port', '1'])).toContain('takes no query');
+    expect(refusal(['--upstream', 'http://x'])).toContain('--port must be a whole number from 0 to 65535');
+    expect(refusal(['--upstream', 'http://x', '--port', '1', '--timeout', '0'])).toContain('--timeout must be');
+    expect(refusal(['--upstream', 'http://x', '--port', '1', '--report', '/nonexistent/r.json'])).toContain(
+      'there is no folder /nonexistent',
+    );
+    expect(refusal(['--upstream', 'http://x', '--port', '1', '--report', '/tmp'])).toContain('it is a folder');
+  });
+});
