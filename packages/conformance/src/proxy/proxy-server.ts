@@ -185,11 +185,11 @@ export async function startProxy(
         }
       });
 
-      const broken = (why: string) => {
+      /** Reports an exchange the upstream did not complete, and answers 502 or 504 when no answer has begun. */
+      const broken = (why: string, status: 502 | 504) => {
         violations.add('response', name, 'answered', `${said}: ${why}`);
-        if (answer || res.headersSent) res.destroy();
+        if (res.headersSent) res.destroy();
         else {
-          const status = why.includes('sent nothing') ? 504 : 502;
           res.writeHead(status, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ error: status, message: `${why}; ${said} was not answered` }));
         }
@@ -205,24 +205,27 @@ export async function startProxy(
         }
         // After the answer began, its own close (below) reports the break.
         if (answer) return;
-        broken(
-          error instanceof UpstreamTimeout
-            ? silence
-            : `the upstream did not answer (${(error as NodeJS.ErrnoException).code ?? error.message})`,
-        );
+        if (error instanceof UpstreamTimeout) broken(silence, 504);
+        else broken(`the upstream did not answer (${(error as NodeJS.ErrnoException).code ?? error.message})`, 502);
       });
 
       upstream.on('response', (incoming) => {
         answer = incoming;
         const status = incoming.statusCode ?? 0;
-        res.writeHead(status, incoming.statusMessage, answerHeaders(incoming.rawHeaders));
+        try {
+          res.writeHead(status, incoming.statusMessage, answerHeaders(incoming.rawHeaders));
+        } catch (error) {
+          // A status or header HTTP lets a client read but not a server send (a status under 100, say).
+          incoming.destroy();
+          return broken(`the upstream's answer cannot be passed on (${(error as Error).message})`, 502);
+        }
         const answerBody = new CappedBody(options.maxAnswerBytes);
         incoming.on('data', (chunk: Buffer) => answerBody.push(chunk));
         incoming.on('error', () => {});
         incoming.on('close', () => {
           if (incoming.complete) return;
           if (clientGone) return done();
-          broken(stalled ? `${silence} in the middle of its answer` : 'the upstream broke off its answer');
+          broken(stalled ? `${silence} in the middle of its answer` : 'the upstream broke off its answer', 504);
         });
         incoming.pipe(res);
         incoming.on('end', async () => {
@@ -233,7 +236,7 @@ export async function startProxy(
               status,
               headers: flatHeaders(incoming.headers),
             };
-            const text = answerBody.text();
+            const text = answerBody.overflowed ? '' : answerBody.text();
             if (answerBody.overflowed) {
               const cap = options.maxAnswerBytes;
               violations.add(

@@ -140,6 +140,26 @@ describe('plant-store-conformance proxy against broken upstreams', () => {
     expect(rulesOf(report)).toEqual(['response getPlants schema']);
   });
 
+  it('reports an answer broken off, one that is not UTF-8, and one it cannot pass on (answered 502)', async () => {
+    const { proxy } = await through((request) => {
+      if (request.target === '/plants/1') return Buffer.from('HTTP/1.1 404 X\r\ncontent-length: 100\r\n\r\n{"error":');
+      if (request.target === '/plants/2') return rawAnswer(404, Buffer.from([0x7b, 0xff, 0x7d]), json);
+      return Buffer.from('HTTP/1.1 099 X\r\ncontent-length: 0\r\n\r\n');
+    });
+    const cut = await fetch(`${proxy.url}/plants/1`, { method: 'DELETE', headers: auth });
+    await expect(cut.text()).rejects.toThrow();
+    expect((await fetch(`${proxy.url}/plants/2`, { method: 'DELETE', headers: auth })).status).toBe(404);
+    const odd = await fetch(`${proxy.url}/plants/3`, { method: 'DELETE', headers: auth });
+    expect(odd.status).toBe(502);
+    expect(await odd.json()).toMatchObject({ error: 502, message: expect.stringContaining('cannot be passed on') });
+    const { report } = await proxy.stop();
+    expect(report.kinds).toEqual([
+      { direction: 'response', operation: 'deletePlant', rule: 'answered', count: 2 },
+      { direction: 'response', operation: 'deletePlant', rule: 'encoding', count: 1 },
+    ]);
+    expect(report.violations[0]?.sample).toBe('DELETE /plants/1: the upstream broke off its answer');
+  });
+
   it('answers 504 in the Error shape when the upstream is silent past --timeout, 502 when it is not there', async () => {
     const { proxy } = await through(() => 'silent', ['--timeout', '1']);
     const answer = await fetch(`${proxy.url}/plants`, { headers: auth });
