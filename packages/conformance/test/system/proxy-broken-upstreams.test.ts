@@ -160,13 +160,26 @@ describe('plant-store-conformance proxy against broken upstreams', () => {
     expect(report.violations[0]?.sample).toBe('DELETE /plants/1: the upstream broke off its answer');
   });
 
-  it('answers 504 in the Error shape when the upstream is silent past --timeout, 502 when it is not there', async () => {
-    const { proxy } = await through(() => 'silent', ['--timeout', '1']);
+  it('answers 504 in the Error shape when the upstream is silent past --timeout, cuts an answer it stalls, 502 when it is not there', async () => {
+    const { proxy } = await through(
+      (request, socket) => {
+        if (request.target === '/plants?limit=1') socket.write('HTTP/1.1 200 X\r\ncontent-length: 10\r\n\r\n[');
+        return 'silent';
+      },
+      ['--timeout', '1'],
+    );
     const answer = await fetch(`${proxy.url}/plants`, { headers: auth });
     expect(answer.status).toBe(504);
     expect(await answer.json()).toMatchObject({ error: 504, message: expect.stringContaining('sent nothing for 1 s') });
+    const stalled = await fetch(`${proxy.url}/plants?limit=1`, { headers: auth });
+    await expect(stalled.text()).rejects.toThrow();
     const stopped = await proxy.stop();
-    expect(rulesOf(stopped.report)).toEqual(['response getPlants answered']);
+    expect(stopped.report.kinds).toEqual([
+      { direction: 'response', operation: 'getPlants', rule: 'answered', count: 2 },
+    ]);
+    expect(stopped.report.violations[1]?.sample).toBe(
+      'GET /plants?limit=1: the upstream sent nothing for 1 s in the middle of its answer',
+    );
 
     const nowhere = await startRawUpstream(() => 'silent');
     await nowhere.close();
