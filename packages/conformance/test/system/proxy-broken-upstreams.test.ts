@@ -77,6 +77,16 @@ describe('plant-store-conformance proxy against broken upstreams', () => {
     expect(report.violations[0]?.sample).toContain('fields the contract does not declare: id');
   });
 
+  it('forwards under the path the upstream URL names, and routes by the path the client sent', async () => {
+    const upstream = await startRawUpstream(() => rawAnswer(200, '[]', json));
+    open.push(upstream);
+    const proxy = await startProxyRun(`${upstream.url}/api/v1/`);
+    expect((await fetch(`${proxy.url}/plants?limit=5`, { headers: auth })).status).toBe(200);
+    const { report } = await proxy.stop();
+    expect(upstream.requests.map((request) => request.target)).toEqual(['/api/v1/plants?limit=5']);
+    expect(report.violations).toEqual([]);
+  });
+
   it('reports requests that break the contract, and paths and methods it does not have', async () => {
     const { proxy } = await through((request) =>
       rawAnswer(404, `{"error":404,"message":"no route ${request.target}"}`, json),

@@ -2,8 +2,10 @@
 // listens, and SIGINT or SIGTERM makes it print the summary, write the report and exit 1 when it saw a violation, 0
 // when it saw none; a second signal while requests are still under way ends it at once. `plant-store conformance
 // proxy` is the same command.
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,9 +29,10 @@ afterEach(async () => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** Starts the proxy process in front of `upstream` and resolves once it says where it listens. */
-async function startProcess(upstream: string, report: string) {
+async function startProcess(upstream: string, report: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [BIN, 'proxy', '--upstream', upstream, '--port', '0', '--report', report], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let output = '';
   child.stdout.on('data', (chunk) => {
@@ -88,6 +91,32 @@ describe('plant-store-conformance proxy on the command line', () => {
       rule: 'no-5xx',
       sample: 'DELETE /plants/1 answered 500: a server error',
     });
+  });
+
+  it('forwards to an https upstream (trusting the CAs Node is given)', async () => {
+    const key = join(work, 'key.pem');
+    const cert = join(work, 'cert.pem');
+    execFileSync(
+      'openssl',
+      [
+        ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1'],
+        ...['-keyout', key, '-out', cert, '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1'],
+      ],
+      { stdio: 'ignore' },
+    );
+    const upstream = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_request, answer) => {
+      answer.writeHead(200, { 'content-type': 'application/json' }).end('[{"name":"Fern"}]');
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    open.push({ close: () => new Promise((resolve) => upstream.close(resolve)) });
+    const { port } = upstream.address() as AddressInfo;
+    const report = join(work, 'https.json');
+    const proxy = await startProcess(`https://127.0.0.1:${port}`, report, { NODE_EXTRA_CA_CERTS: cert });
+    const answer = await fetch(`${proxy.url}/plants`, { headers: { authorization: 'Bearer t' } });
+    expect([answer.status, await answer.text()]).toEqual([200, '[{"name":"Fern"}]']);
+    proxy.child.kill('SIGTERM');
+    expect(await proxy.exited).toBe(0);
+    expect(readReport(report)).toMatchObject({ requests: 1, violationCount: 0 });
   });
 
   it('waits for a request under way at the first signal, and ends at once on a second', async () => {
