@@ -43,8 +43,9 @@ export const SERVER_BUILDS: Build[] = [
   },
   {
     dir: 'packages/conformance',
-    sources: ['src', 'package.json', 'tsconfig.build.json'],
-    commands: [emptyDist, [tsc, ['-p', 'tsconfig.build.json']]],
+    // One bundle with the contract's and the core's code and a copy of openapi.yaml (tsup.config.ts).
+    sources: ['src', 'package.json', 'tsup.config.ts', '../contract/src', '../core/src', '../../openapi.yaml'],
+    commands: [['node_modules/.bin/tsup', []]],
   },
   {
     dir: 'packages/server',

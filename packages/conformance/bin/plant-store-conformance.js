@@ -11,5 +11,6 @@ const io = {
   stdout: (line) => process.stdout.write(`${line}\n`),
   stderr: (line) => process.stderr.write(`${line}\n`),
   env: process.env,
+  command: 'plant-store-conformance',
 };
 process.exitCode = await conformanceCommand(process.argv.slice(2), io);

@@ -3,13 +3,36 @@ import { randomInt } from 'node:crypto';
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { unknownOptionMessage } from '@plant-store/core';
+import { didYouMean, unknownOptionMessage } from '@plant-store/core';
+import { CHECKS, type CheckName } from './report.js';
 
 /** The default budget: requests generated after the fixed checks (the README states what a run costs). */
 export const DEFAULT_REQUESTS = 400;
 
-export const CONFORMANCE_USAGE = `Usage: plant-store conformance --base-url URL [--token T] [options]
-       plant-store conformance proxy --upstream URL --port P [--report FILE]   (a validating proxy: proxy --help)
+/** How the command is typed where no other name is given: the server's subcommand. */
+export const DEFAULT_COMMAND = 'plant-store conformance';
+
+/** Each check name and what it promises, wrapped under the name, for --help. */
+function checkList(): string[] {
+  const width = Math.max(...Object.keys(CHECKS).map((name) => name.length)) + 4;
+  return Object.entries(CHECKS).flatMap(([name, promise]) => {
+    const lines: string[] = [];
+    let line = `  ${name.padEnd(width - 2)}`;
+    for (const word of promise.split(' ')) {
+      if (line.length + word.length > 118 && line.trim() !== name) {
+        lines.push(line.trimEnd());
+        line = ' '.repeat(width);
+      }
+      line += `${word} `;
+    }
+    return [...lines, line.trimEnd()];
+  });
+}
+
+/** The --help text, for the command as typed (`plant-store conformance` or `plant-store-conformance`). */
+export function conformanceUsage(command = DEFAULT_COMMAND): string {
+  return `Usage: ${command} --base-url URL [--token T] [options]
+       ${command} proxy --upstream URL --port P [--report FILE]   (a validating proxy: proxy --help)
 
 Checks a running deployment against openapi.yaml from outside: requests generated from the contract (valid and
 invalid), every answer checked, and stateful checks (create, page through, delete) against a model. Needs only a URL
@@ -24,12 +47,21 @@ Options:
   --requests N          generated requests after the fixed checks (default ${DEFAULT_REQUESTS})
   --duration S          generate requests for S seconds instead of a count
   --seed S              replay a run: the same seed sends the same requests (printed by every run)
+  --checks A,B          judge only these checks (names below); the requests are the same
+  --exclude-checks A,B  judge every check but these
   --junit FILE          also write the results as JUnit XML to FILE
+  --report-json FILE    also write the results as one JSON document to FILE (checks, failures with their curl,
+                        seed, the command that replays the run)
   --read-only           send no writes (only GET and HEAD): for deployments where the tokens must not write
   --help                this text
 
-Writes touch only ids in a random reserved block of 2^20 ids (from the seed) and are deleted again at the end, also
-on Ctrl-C (press it twice to stop at once). Failures print a curl command (tokens as $PLANT_STORE_TOKEN, ...).`;
+Checks (each failure names the one it broke, with what the contract promises and a curl that shows it):
+${checkList().join('\n')}
+
+Writes touch only ids in a random reserved block of 2^20 ids (from the seed), name their plants with the run's own
+prefix, and are deleted again at the end, also on Ctrl-C (press it twice to stop at once). Failures print a curl
+command (tokens as $PLANT_STORE_TOKEN, ...).`;
+}
 
 export class ConformanceUsageError extends Error {
   override name = 'ConformanceUsageError';
@@ -46,6 +78,9 @@ export interface ConformanceOptions {
   durationS: number | undefined;
   seed: number;
   junit: string | undefined;
+  reportJson: string | undefined;
+  /** The checks whose verdicts count (--checks, less --exclude-checks); every check unless narrowed. */
+  checks: ReadonlySet<CheckName>;
   readOnly: boolean;
 }
 
@@ -65,15 +100,18 @@ const OPTIONS = {
   requests: { type: 'string' },
   duration: { type: 'string' },
   seed: { type: 'string' },
+  checks: { type: 'string' },
+  'exclude-checks': { type: 'string' },
   junit: { type: 'string' },
+  'report-json': { type: 'string' },
   'read-only': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** Refuses a --junit path that cannot be written (no such folder, a folder, no permission) before the run starts. */
-function writableFile(path: string): string {
+/** Refuses a report path that cannot be written (no such folder, a folder, no permission) before the run starts. */
+function writableFile(option: string, path: string): string {
   const problem = (why: string) =>
-    new ConformanceUsageError(`--junit ${JSON.stringify(path)} cannot be written: ${why}`);
+    new ConformanceUsageError(`--${option} ${JSON.stringify(path)} cannot be written: ${why}`);
   try {
     const existing = statSync(path, { throwIfNoEntry: false });
     if (existing?.isDirectory()) throw problem('it is a folder');
@@ -87,6 +125,28 @@ function writableFile(path: string): string {
     throw problem((error as NodeJS.ErrnoException).code ?? (error as Error).message);
   }
   return path;
+}
+
+/** The check names of a --checks or --exclude-checks list; an unknown one is a usage error naming the nearest. */
+function checkNames(option: string, text: string): CheckName[] {
+  const names = text.split(',').map((name) => name.trim());
+  for (const name of names) {
+    if (!Object.hasOwn(CHECKS, name)) {
+      const hint = didYouMean(name, Object.keys(CHECKS));
+      throw new ConformanceUsageError(
+        `--${option}: there is no check ${JSON.stringify(name)}${hint || ` (the checks: ${Object.keys(CHECKS).join(', ')})`}`,
+      );
+    }
+  }
+  return names as CheckName[];
+}
+
+/** The checks a run judges: those of --checks (every check unless given), less those of --exclude-checks. */
+function selectedChecks(only: string | undefined, except: string | undefined): ReadonlySet<CheckName> {
+  const chosen = new Set(only === undefined ? (Object.keys(CHECKS) as CheckName[]) : checkNames('checks', only));
+  for (const name of except === undefined ? [] : checkNames('exclude-checks', except)) chosen.delete(name);
+  if (chosen.size === 0) throw new ConformanceUsageError('--checks and --exclude-checks leave no check to judge');
+  return chosen;
 }
 
 /** Options from `args` (after `conformance`) and the environment; throws ConformanceUsageError. */
@@ -152,6 +212,7 @@ export function parseConformanceArguments(
   }
   const seedText = text('seed');
   const junit = text('junit');
+  const reportJson = text('report-json');
   return {
     baseUrl,
     token,
@@ -165,7 +226,9 @@ export function parseConformanceArguments(
           : wholeNumber('requests', requestsText, 0, 1_000_000),
     durationS: durationText === undefined ? undefined : wholeNumber('duration', durationText, 1, 86_400),
     seed: seedText === undefined ? randomInt(2 ** 31) : wholeNumber('seed', seedText, 0, 2 ** 31 - 1),
-    junit: junit === undefined ? undefined : writableFile(junit),
+    junit: junit === undefined ? undefined : writableFile('junit', junit),
+    reportJson: reportJson === undefined ? undefined : writableFile('report-json', reportJson),
+    checks: selectedChecks(text('checks'), text('exclude-checks')),
     readOnly: values['read-only'] === true,
   };
 }

@@ -1,38 +1,89 @@
-// Deleting what the run created: every id the ledger holds, per principal, at the end of a run and after Ctrl-C.
-// Its requests are checked like the others but ignore the interruption (a second Ctrl-C ends the process instead).
+// Deleting what the run created, at the end of a run and after Ctrl-C: first every id the ledger holds, per principal;
+// then every plant still listed under the run's name prefix (run-names.ts), which a deployment that mangled the ids it
+// was sent (rounded them to doubles, say) stored under another id: its name carries the id as sent, and the ids a
+// double would have made of it are tried too, within the run's reserved block only. Its requests are checked like the
+// others but ignore the interruption (a second Ctrl-C ends the process instead).
 import type { Principal } from './http-client.js';
 import { callerFor, type RunContext } from './run-context.js';
+import { idInRunName } from './run-names.js';
 
 export interface CleanupOutcome {
   deleted: number;
-  /** Ids left behind, by principal: the report names them so that someone can delete them by hand. */
+  /** Plants left behind, by principal: the report names them so that someone can delete them by hand. */
   left: { principal: Principal; id: bigint }[];
 }
 
+/** How many pages of the largest size the sweep reads per principal before it gives up on finding the rest. */
+const MAX_SWEEP_PAGES = 100;
+
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
 export async function cleanUp(run: RunContext): Promise<CleanupOutcome> {
   const remove = run.contract.byRole('delete');
+  const list = run.contract.byRole('list');
   const outcome: CleanupOutcome = { deleted: 0, left: [] };
   if (!remove) return outcome;
   const call = callerFor(run.client, run.results, new AbortController().signal);
-  for (const principal of run.ledger.principals() as Principal[]) {
+  const deleteId = async (principal: Principal, id: bigint, because: string) => {
+    const target = remove.path.replace(/\{[^}]+\}/, String(id));
+    const answer = await call(
+      remove,
+      { method: remove.method, target, principal },
+      { statuses: [remove.successStatus], because },
+    );
+    return answer?.exchange.status ?? 0;
+  };
+  // The plants of this run `principal` still has, by the id their names carry; undefined when the list cannot be read.
+  const listed = async (principal: Principal): Promise<bigint[] | undefined> => {
+    if (!list) return [];
+    const limit = list.parameters.find((p) => p.name === 'limit')?.schema.maximum;
+    let target = `${list.path}${typeof limit === 'number' ? `?limit=${limit}` : ''}`;
+    const ids: bigint[] = [];
+    for (let page = 0; page < MAX_SWEEP_PAGES; page++) {
+      const answer = await call(list, { method: 'GET', target, principal }, { statuses: [list.successStatus] });
+      if (answer?.exchange.status !== 200 || !Array.isArray(answer.body)) return undefined;
+      for (const plant of answer.body as { name?: unknown }[]) {
+        const id = idInRunName(run.namePrefix, plant?.name);
+        if (id !== undefined) ids.push(id);
+      }
+      const next = /^<([^>]*)>/.exec(answer.exchange.headers.link?.trim() ?? '')?.[1];
+      if (next === undefined) return ids;
+      target = `${list.path}${new URL(next, answer.exchange.url).search}`;
+    }
+    return ids;
+  };
+
+  const principals = new Set<Principal>(['token', ...(run.options.secondToken ? (['second-token'] as const) : [])]);
+  for (const principal of run.ledger.principals() as Principal[]) principals.add(principal);
+  for (const principal of principals) {
+    const failed: bigint[] = [];
     for (const id of run.ledger.ids(principal)) {
-      const target = remove.path.replace(/\{[^}]+\}/, String(id));
-      const answer = await call(
-        remove,
-        { method: remove.method, target, principal },
-        { statuses: [remove.successStatus], because: 'the run created this plant' },
+      const status = await deleteId(principal, id, 'the run created this plant');
+      if (isSuccess(status)) outcome.deleted++;
+      // A 404: already gone (another check failed on it), or stored under another id, which the sweep finds by name.
+      else if (status !== 404) failed.push(id);
+      run.ledger.remove(principal, id);
+    }
+    if (run.options.readOnly) continue;
+    const leftovers = await listed(principal);
+    for (const id of leftovers ?? []) {
+      // The id as sent, then what a deployment that read the JSON number as a double stored: the double's exact value,
+      // or its shortest decimal (a proxy that wrote the double back out as JSON: 9007199254740993 -> 9007199254740992,
+      // 3163243080784249244 -> 3163243080784249300).
+      const double = Number(id);
+      const candidates = [...new Set([id, BigInt(double), BigInt(String(double))])].filter((candidate) =>
+        run.range.has(candidate),
       );
-      const status = answer?.exchange.status ?? 0;
-      if (status >= 200 && status < 300) {
-        outcome.deleted++;
-        run.ledger.remove(principal, id);
-      } else if (status === 404) {
-        // Already gone (another check failed on it); nothing is left behind.
-        run.ledger.remove(principal, id);
-      } else {
-        outcome.left.push({ principal, id });
+      for (const candidate of candidates) {
+        if (isSuccess(await deleteId(principal, candidate, `a plant of this run is still listed (named for ${id})`))) {
+          outcome.deleted++;
+          break;
+        }
       }
     }
+    // What is still listed under the run's prefix is left; where the list cannot be read, what could not be deleted.
+    const still = leftovers?.length === 0 ? [] : await listed(principal);
+    for (const id of still ?? [...new Set([...failed, ...(leftovers ?? [])])]) outcome.left.push({ principal, id });
   }
   run.results.record(
     remove.operationId,

@@ -8,6 +8,7 @@ import type { ContractOperation } from './contract.js';
 import type { Principal } from './http-client.js';
 import { edgePlans, type GenerationContext, type Plan, plans, render, type Shape, validShape } from './requests.js';
 import type { RunContext } from './run-context.js';
+import { runName } from './run-names.js';
 
 export interface Budget {
   /** Generated requests to send (edges included). */
@@ -36,10 +37,33 @@ export function bodyIdField(operation: ContractOperation): string | undefined {
   return Object.keys(properties).find((name) => properties[name]?.format === 'int64');
 }
 
+/** The body field that names the new resource: its first required string field (the run's names go there). */
+export function bodyNameField(
+  operation: ContractOperation,
+): { name: string; maxLength: number | undefined } | undefined {
+  const schema = flattenAllOf(operation.body);
+  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = (schema.required ?? []) as string[];
+  const name = required.find((field) => properties[field]?.type === 'string' && !properties[field]?.format);
+  if (name === undefined) return undefined;
+  const maxLength = properties[name]?.maxLength;
+  return { name, maxLength: typeof maxLength === 'number' ? maxLength : undefined };
+}
+
+/** A valid create's body with its name made one of the run's (prefix and id first), so cleanup can find it. */
+function withRunName(run: RunContext, plan: Plan): Plan {
+  const body = plan.shape.body as Record<string, unknown> | undefined;
+  const field = bodyNameField(plan.operation);
+  const id = idOf(body?.[bodyIdField(plan.operation) ?? 'id']);
+  if (!body || !field || id === undefined || typeof body[field.name] !== 'string') return plan;
+  const name = runName(run.namePrefix, id, body[field.name] as string, field.maxLength);
+  return { ...plan, shape: { ...plan.shape, body: { ...body, [field.name]: name } } };
+}
+
 /** Sends one plan and checks it against the model; updates the ledger with what it created or deleted. */
 export async function executePlan(run: RunContext, input: Plan): Promise<void> {
   const { operation } = input;
-  let plan = input;
+  let plan = operation.role === 'create' && input.kind === 'valid' ? withRunName(run, input) : input;
   const principal: Principal | undefined = plan.credentials.kind === 'token' ? plan.credentials.principal : undefined;
   const idName = idParameter(operation);
   if (plan.kind === 'delete-created' && principal && idName) {

@@ -50,8 +50,12 @@ export class Results {
   readonly failures: Failure[] = [];
   readonly skipped: { operationId: string; check: CheckName; why: string }[] = [];
 
-  /** One verdict: a pass when `problem` is undefined. */
+  /** `judged`: the checks whose verdicts count (--checks, --exclude-checks); every check unless given. */
+  constructor(private readonly judged?: ReadonlySet<CheckName>) {}
+
+  /** One verdict: a pass when `problem` is undefined. A check the run does not judge is not recorded. */
   record(operationId: string, check: CheckName, problem: string | undefined, exchanges: Exchange[] = []): void {
+    if (this.judged && !this.judged.has(check)) return;
     const key = `${operationId}\u0000${check}`;
     const tally = this.tallies.get(key) ?? { passed: 0, failed: 0 };
     this.tallies.set(key, tally);
@@ -66,6 +70,7 @@ export class Results {
   }
 
   skip(operationId: string, check: CheckName, reason: string): void {
+    if (this.judged && !this.judged.has(check)) return;
     const why = escapeControls(reason);
     if (!this.skipped.some((s) => s.operationId === operationId && s.check === check && s.why === why)) {
       this.skipped.push({ operationId, check, why });

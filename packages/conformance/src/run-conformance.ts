@@ -2,9 +2,10 @@
 // tokens (no configuration, no database). The one entry the CLI calls; exit code 0 pass, 1 a failed check, 2 usage.
 import { writeFileSync } from 'node:fs';
 import {
-  CONFORMANCE_USAGE,
   type ConformanceOptions,
   ConformanceUsageError,
+  conformanceUsage,
+  DEFAULT_COMMAND,
   parseConformanceArguments,
 } from './arguments.js';
 import { cleanUp } from './cleanup.js';
@@ -20,23 +21,28 @@ import {
   type Principal,
   TransportError,
 } from './http-client.js';
+import { jsonReport } from './json-report.js';
 import { junitXml } from './junit.js';
-import { Results, renderTable } from './report.js';
+import { CHECKS, Results, renderTable } from './report.js';
 import { Ledger, reservedRange } from './reserved-ids.js';
 import { callerFor, type RunContext } from './run-context.js';
+import { runNamePrefix } from './run-names.js';
 import { runStatefulPhase } from './stateful-model.js';
 
 export interface ConformanceIo {
   stdout: (line: string) => void;
   stderr: (line: string) => void;
   env: Record<string, string | undefined>;
+  /** How the command was typed, for the usage and the replay line: `plant-store conformance` unless given. */
+  command?: string;
 }
 
 /** The command line that replays a run (tokens from the environment). */
-function replayCommand(options: ConformanceOptions): string {
-  const parts = ['plant-store conformance', `--base-url ${options.baseUrl.href}`, `--seed ${options.seed}`];
+function replayCommand(command: string, options: ConformanceOptions): string {
+  const parts = [command, `--base-url ${options.baseUrl.href}`, `--seed ${options.seed}`];
   if (options.requests !== undefined) parts.push(`--requests ${options.requests}`);
   if (options.durationS !== undefined) parts.push(`--duration ${options.durationS}`);
+  if (options.checks.size < Object.keys(CHECKS).length) parts.push(`--checks ${[...options.checks].join(',')}`);
   if (options.readOnly) parts.push('--read-only');
   return parts.join(' ');
 }
@@ -99,22 +105,23 @@ export async function runConformance(
   io: ConformanceIo,
   signal = new AbortController().signal,
 ): Promise<number> {
+  const command = io.command ?? DEFAULT_COMMAND;
   let options: ConformanceOptions;
   try {
     const parsed = parseConformanceArguments(args, io.env);
     if (parsed === 'help') {
-      io.stdout(CONFORMANCE_USAGE);
+      io.stdout(conformanceUsage(command));
       return 0;
     }
     options = parsed;
   } catch (error) {
     if (!(error instanceof ConformanceUsageError)) throw error;
-    io.stderr(`plant-store conformance: ${error.message}\n\n${CONFORMANCE_USAGE}`);
+    io.stderr(`${command}: ${error.message}\n\n${conformanceUsage(command)}`);
     return 2;
   }
   const started = Date.now();
   const contract = loadConformanceContract();
-  const results = new Results();
+  const results = new Results(options.checks);
   const client = new HttpClient({
     baseUrl: options.baseUrl,
     tokens: { token: options.token, 'second-token': options.secondToken, 'read-token': options.readToken },
@@ -128,11 +135,12 @@ export async function runConformance(
     results,
     range,
     ledger: new Ledger(),
+    namePrefix: runNamePrefix(options.seed),
     signal,
     call: callerFor(client, results, signal),
   };
   io.stdout(
-    `plant-store conformance: ${options.baseUrl.href}, contract ${contract.version}, seed ${options.seed}` +
+    `${command}: ${options.baseUrl.href}, contract ${contract.version}, seed ${options.seed}` +
       `${options.readOnly ? ', read-only' : `, writing only ids ${range.first} to ${range.last}`}`,
   );
   let interrupted = false;
@@ -150,7 +158,7 @@ export async function runConformance(
   } catch (error) {
     if (error instanceof ConformanceUsageError) {
       await cleanUp(run);
-      io.stderr(`plant-store conformance: ${error.message}`);
+      io.stderr(`${command}: ${error.message}`);
       return 2;
     }
     if (error instanceof Interrupted) interrupted = true;
@@ -158,23 +166,27 @@ export async function runConformance(
     else throw error;
   }
   if (signal.aborted) interrupted = true;
-  if (interrupted) io.stderr('plant-store conformance: interrupted; deleting what the run created');
+  if (interrupted) io.stderr(`${command}: interrupted; deleting what the run created`);
   const cleanup = await cleanUp(run).catch((error: unknown) => {
     fatal ??= (error as Error).message;
     return { deleted: 0, left: [] };
   });
   const seconds = (Date.now() - started) / 1000;
+  const replay = replayCommand(command, options);
 
   for (const line of renderTable(results)) io.stdout(line);
   for (const skip of results.skipped) io.stdout(`skipped ${skip.operationId}/${skip.check}: ${skip.why}`);
   if (results.failures.length > 0) {
     io.stdout('');
-    io.stdout('Failures (the first 3 of each check), each with a curl that sends the same request:');
+    io.stdout(
+      'Failures (the first 3 of each check), each with a curl that sends the same request and the promise broken:',
+    );
     results.failures.forEach((failure, index) => {
       io.stdout(`${index + 1}. ${failure.operationId}/${failure.check}: ${failure.message}`);
       for (const exchange of failure.exchanges) io.stdout(`   ${curlOf(exchange.request, exchange.url)}`);
+      io.stdout(`   The promise it broke: ${CHECKS[failure.check]}.`);
     });
-    io.stdout(`Replay the run: ${replayCommand(options)}`);
+    io.stdout(`Replay the run: ${replay}`);
   }
   const methods = [...client.methods].map(([method, count]) => `${method} ${count}`).join(', ');
   io.stdout('');
@@ -188,7 +200,21 @@ export async function runConformance(
     io.stdout(`JUnit XML written to ${options.junit}`);
   }
   const failed = results.failedChecks();
-  if (fatal) io.stderr(`plant-store conformance: ${escapeControls(fatal)}`);
+  if (options.reportJson) {
+    const outcome = interrupted ? 'interrupted' : failed.length > 0 || fatal ? 'failed' : 'passed';
+    const report = jsonReport(results, {
+      outcome,
+      options,
+      contract: contract.version,
+      seconds,
+      replay,
+      cleanup,
+      fatal,
+    });
+    writeFileSync(options.reportJson, `${JSON.stringify(report, null, 2)}\n`);
+    io.stdout(`JSON report written to ${options.reportJson}`);
+  }
+  if (fatal) io.stderr(`${command}: ${escapeControls(fatal)}`);
   if (interrupted) {
     io.stdout('INTERRUPTED: the run did not finish.');
     return 1;

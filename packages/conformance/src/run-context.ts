@@ -21,6 +21,8 @@ export interface RunContext {
   results: Results;
   range: ReservedRange;
   ledger: Ledger;
+  /** Every plant the run creates has a name that starts with it (run-names.ts): cleanup finds them by it. */
+  namePrefix: string;
   /** Aborted on Ctrl-C: stop starting requests (cleanup runs anyway). */
   signal: AbortSignal;
   /** Sends `request` as `operation`, checks the answer; undefined when no answer came (a failure of `answered`). */

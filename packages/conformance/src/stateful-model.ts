@@ -5,8 +5,9 @@ import fc from 'fast-check';
 import { linkProblems } from './checks.js';
 import { bodyIdField } from './generated-phase.js';
 import type { Exchange, Principal } from './http-client.js';
-import { RESERVED_SIZE } from './reserved-ids.js';
+import { RESERVED_SIZE, ROUNDING_MARGIN } from './reserved-ids.js';
 import type { RunContext } from './run-context.js';
+import { runName } from './run-names.js';
 import { toJson } from './schema-arbitraries.js';
 
 interface Planted {
@@ -29,7 +30,7 @@ const MAX_PAGES = 200;
 
 /** Pairs of neighbouring ids in the block that a double cannot tell apart (X and X + 1 round to the same double). */
 function neighbourPairs(run: RunContext, count: number): [bigint, bigint][] {
-  const offsets = fc.sample(fc.noBias(fc.bigInt({ min: 1n, max: RESERVED_SIZE - 4096n })), {
+  const offsets = fc.sample(fc.noBias(fc.bigInt({ min: ROUNDING_MARGIN, max: RESERVED_SIZE - 2n * ROUNDING_MARGIN })), {
     seed: run.options.seed + 7,
     numRuns: count * 4,
   });
@@ -100,8 +101,9 @@ export async function runStatefulPhase(run: RunContext): Promise<void> {
   /** Checks that `expected` appear exactly once each, in ascending id order, as sent; and that `gone` do not. */
   const checkListing = (listing: Listing, expected: Planted[], gone: Planted[], principal: Principal) => {
     if (!listing.complete) return;
-    const prefix = expected[0]?.name.replace(/-\d+$/, '') ?? '';
-    const ours = listing.plants.filter((plant) => typeof plant.name === 'string' && plant.name.startsWith(prefix));
+    const ours = listing.plants.filter(
+      (plant) => typeof plant.name === 'string' && plant.name.startsWith(run.namePrefix),
+    );
     const pages = listing.pages;
     const missing = expected.filter((plant) => !ours.some((listed) => listed.name === plant.name));
     const twice = expected.filter((plant) => ours.filter((listed) => listed.name === plant.name).length > 1);
@@ -158,11 +160,10 @@ export async function runStatefulPhase(run: RunContext): Promise<void> {
   }
 
   const idField = bodyIdField(create) ?? 'id';
-  const runTag = `cf${run.options.seed.toString(36)}${Date.now().toString(36).slice(-4)}`;
   const plantsFor = (who: string, ids: bigint[]): Planted[] =>
     ids.map((id, index) => ({
       id,
-      name: `${runTag}${who}-${index}`,
+      name: runName(run.namePrefix, id, `${who}-${index}`),
       ...(index % 3 === 1 ? { tag: index % 2 ? 'conformance \u{1F335} é' : 'x'.repeat(1) } : {}),
     }));
   const createAs = async (principal: Principal, plant: Planted, statuses: number[], because: string) => {

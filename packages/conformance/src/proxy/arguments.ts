@@ -5,7 +5,10 @@ import { parseArgs } from 'node:util';
 import { unknownOptionMessage } from '@plant-store/core';
 import { MAX_ANSWER_BYTES } from '../http-client.js';
 
-export const PROXY_USAGE = `Usage: plant-store-conformance proxy --upstream URL --port P [--report FILE] [options]
+/** The proxy's --help text, for the command as typed (`plant-store conformance` or `plant-store-conformance`). */
+export const proxyUsage = (
+  command: string,
+) => `Usage: ${command} proxy --upstream URL --port P [--report FILE] [options]
 
 Forwards every request to the upstream deployment and checks every request and every answer against openapi.yaml,
 so that a frontend's end-to-end suite can run through it. Bodies pass byte for byte (ids beyond 2^53 stay exact);

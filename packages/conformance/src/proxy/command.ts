@@ -2,9 +2,10 @@
 // until SIGINT or SIGTERM (or the caller's signal), then lets the requests under way finish, prints the summary,
 // writes the report and resolves to the exit code: 0 no violation seen, 1 at least one, 2 a usage error.
 import { writeFileSync } from 'node:fs';
+import { DEFAULT_COMMAND } from '../arguments.js';
 import { loadConformanceContract } from '../contract.js';
 import { escapeControls } from '../control-characters.js';
-import { PROXY_USAGE, ProxyUsageError, parseProxyArguments } from './arguments.js';
+import { ProxyUsageError, parseProxyArguments, proxyUsage } from './arguments.js';
 import { startProxy } from './proxy-server.js';
 import { Violations } from './violations.js';
 
@@ -15,6 +16,8 @@ export interface ProxyIo {
   signal?: AbortSignal;
   /** Told the proxy's URL once it listens. */
   listening?: (url: string) => void;
+  /** How the command was typed, for the usage and the messages: `plant-store conformance` unless given. */
+  command?: string;
 }
 
 /** How long requests under way at the stop may take to finish, and be checked, before their connections are cut. */
@@ -41,17 +44,19 @@ function stopped(signal: AbortSignal | undefined): Promise<void> {
 }
 
 export async function proxyCommand(argv: string[], io: ProxyIo): Promise<number> {
+  const command = io.command ?? DEFAULT_COMMAND;
+  const name = `${command} proxy`;
   let options: Exclude<ReturnType<typeof parseProxyArguments>, 'help'>;
   try {
     const parsed = parseProxyArguments(argv);
     if (parsed === 'help') {
-      io.stdout(PROXY_USAGE);
+      io.stdout(proxyUsage(command));
       return 0;
     }
     options = parsed;
   } catch (error) {
     if (!(error instanceof ProxyUsageError)) throw error;
-    io.stderr(`plant-store-conformance proxy: ${error.message}\n\n${PROXY_USAGE}`);
+    io.stderr(`${name}: ${error.message}\n\n${proxyUsage(command)}`);
     return 2;
   }
   const contract = loadConformanceContract();
@@ -63,17 +68,17 @@ export async function proxyCommand(argv: string[], io: ProxyIo): Promise<number>
     proxy = await startProxy(options, contract, violations);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    io.stderr(`plant-store-conformance proxy: cannot listen on ${options.host}:${options.port} (${code})`);
+    io.stderr(`${name}: cannot listen on ${options.host}:${options.port} (${code})`);
     return 2;
   }
   io.stdout(
-    `plant-store-conformance proxy: listening on ${proxy.url}, forwarding to ${upstream}, checking contract ` +
+    `${name}: listening on ${proxy.url}, forwarding to ${upstream}, checking contract ` +
       `${contract.version}; Ctrl-C or SIGTERM stops it and writes the report`,
   );
   io.listening?.(proxy.url);
   await stopped(io.signal);
   io.stderr(
-    `plant-store-conformance proxy: stopping; requests under way get ${GRACE_MS / 1000} s to finish` +
+    `${name}: stopping; requests under way get ${GRACE_MS / 1000} s to finish` +
       `${io.signal ? '' : ' (a second Ctrl-C or SIGTERM ends it at once)'}`,
   );
   await proxy.close(GRACE_MS);

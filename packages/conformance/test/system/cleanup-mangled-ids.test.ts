@@ -1,0 +1,42 @@
+// Cleanup always: through a deployment that reads ids as doubles (9007199254740993 is stored as 9007199254740992),
+// the run's deletes by the ids it sent miss, and it still leaves nothing behind: it finds its plants by the run's name
+// prefix and deletes them under the id the deployment made of them.
+import { startTestServer, type TestServer } from '@plant-store/test-kit';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { numbersAsDoubles, startProxy } from '../support/broken-deployments.js';
+import { conformance } from '../support/conformance-run.js';
+
+let t: TestServer;
+
+beforeAll(async () => {
+  t = await startTestServer({ env: { RATE_LIMIT_MAX: '0', RATE_LIMIT_ANONYMOUS_MAX: '0' } });
+});
+afterAll(() => t.close());
+
+const plantsOf = async (subject: string) =>
+  JSON.parse(new TextDecoder().decode((await t.store.plants.list(subject, { limit: 1000 })).body)) as unknown[];
+
+it('deletes every plant it created although the deployment rounded their ids', async () => {
+  const proxy = await startProxy(t.url, numbersAsDoubles);
+  try {
+    const [first, second] = await Promise.all([t.token('mangled-a'), t.token('mangled-b')]);
+    const run = await conformance([
+      '--base-url',
+      proxy.url,
+      '--token',
+      first,
+      '--second-token',
+      second,
+      '--requests',
+      '40',
+    ]);
+    expect(run.code, run.output).toBe(1);
+    expect(run.output).toMatch(/^FAILED: .*id-exact/m);
+    expect(run.output).not.toContain('LEFT BEHIND');
+    expect(run.output).toMatch(/deleted [1-9]\d* plants the run created\./);
+    expect(await plantsOf('mangled-a')).toEqual([]);
+    expect(await plantsOf('mangled-b')).toEqual([]);
+  } finally {
+    await proxy.close();
+  }
+}, 120_000);
