@@ -1,11 +1,14 @@
 // The validating proxy's parts that need no socket: the bounded violation record and its report, the HEAD-against-GET
 // comparison, the routing of requests to the contract's operations, and the command line's options.
+import { BODY_LIMIT_BYTES } from '@plant-store/contract';
 import { describe, expect, it } from 'vitest';
 import { loadConformanceContract } from '../../src/contract.js';
 import { MAX_ANSWER_BYTES } from '../../src/http-client.js';
 import { parseProxyArguments } from '../../src/proxy/arguments.js';
+import { CappedBody } from '../../src/proxy/capped-body.js';
 import { headMismatch } from '../../src/proxy/head-check.js';
-import { routerOf } from '../../src/proxy/routes.js';
+import { requestProblems } from '../../src/proxy/request-checks.js';
+import { type Route, routerOf } from '../../src/proxy/routes.js';
 import { SAMPLES_PER_KIND, Violations } from '../../src/proxy/violations.js';
 
 describe('Violations', () => {
@@ -58,6 +61,58 @@ describe('routerOf', () => {
   it('tells an undeclared path from an undeclared method, with the methods the path takes', () => {
     expect(route('GET', '/plants/1/leaves')).toEqual({ kind: 'undeclared-path' });
     expect(route('PATCH', '/plants')).toEqual({ kind: 'undeclared-method', allowed: ['GET', 'POST', 'HEAD'] });
+  });
+});
+
+describe('requestProblems', () => {
+  const route = routerOf(loadConformanceContract());
+  const problems = (method: string, target: string, headers: Record<string, string>, body: string | Buffer = '') => {
+    const [path = '', query = ''] = target.split('?');
+    const copy = new CappedBody(BODY_LIMIT_BYTES);
+    if (body.length > 0) copy.push(Buffer.from(body));
+    return requestProblems(route(method, path) as Route, { query: new URLSearchParams(query), headers, body: copy });
+  };
+  const json = { authorization: 'Bearer t', 'content-type': 'application/json' };
+
+  it('passes a request that keeps every rule, ids beyond 2^53 included', () => {
+    expect(
+      problems('POST', '/plants', { ...json, 'idempotency-key': 'k-1' }, '{"id":9223372036854775807,"name":"Fern"}'),
+    ).toEqual([]);
+    expect(problems('DELETE', '/plants/-9223372036854775808', { authorization: 'Bearer t' })).toEqual([]);
+  });
+
+  it('names each broken rule: token, header parameter, media type, size, encoding, JSON, fields, a body where none is taken', () => {
+    const rules = (list: { rule: string; problem: string }[]) => list.map(({ rule, problem }) => `${rule}: ${problem}`);
+    expect(rules(problems('GET', '/plants?limit=5', { authorization: 'Basic dTpw' }))).toEqual([
+      'authorization: getPlants needs Authorization: Bearer <token>, got another form',
+    ]);
+    expect(
+      rules(problems('POST', '/plants', { ...json, 'idempotency-key': 'has space' }, '{"id":1,"name":"F"}')),
+    ).toEqual(['header: header "Idempotency-Key" must be visible ASCII characters, without spaces']);
+    expect(
+      rules(
+        problems('POST', '/plants', { authorization: 'Bearer t', 'content-type': 'text/plain' }, '{"id":1,"name":"F"}'),
+      ),
+    ).toEqual(['content-type: the body is sent as text/plain, not application/json']);
+    expect(rules(problems('POST', '/plants', json, `{"id":1,"name":"${'a'.repeat(BODY_LIMIT_BYTES)}"}`))[0]).toMatch(
+      /^body-size: the body has 1640\d bytes; the contract's limit is 16384$/,
+    );
+    expect(rules(problems('POST', '/plants', json, Buffer.from([0x7b, 0xff, 0x7d])))).toEqual([
+      'body: the body is not UTF-8',
+    ]);
+    expect(rules(problems('POST', '/plants', json))).toEqual(['body: createPlant requires a JSON body, got none']);
+    expect(rules(problems('POST', '/plants', json, '{"id":9223372036854775808,"name":"F"}'))[0]).toContain(
+      'body field "id" must be an integer from -9223372036854775808',
+    );
+    expect(rules(problems('POST', '/plants', json, '{"id":1,"name":"F","colour":"green"}'))[0]).toContain(
+      'has an unknown field "colour"',
+    );
+    expect(rules(problems('DELETE', '/plants/1', json, '{}'))).toEqual([
+      'body: deletePlant takes no body, got 2 bytes',
+    ]);
+    expect(rules(problems('DELETE', '/plants/1.5', { authorization: 'Bearer t' }))).toEqual([
+      'parameters: path parameter "id" must be an integer',
+    ]);
   });
 });
 
