@@ -2,18 +2,14 @@
 // byte (bodies are never parsed and re-written, so ids beyond 2^53 and any other bytes pass exactly), while a copy of
 // each body, up to a cap, goes to the checks. The upstream gets a deadline: an answer that does not start, or stalls,
 // for longer is answered 504 (or cut off) and reported. The proxy's own answers use the contract's Error shape.
-import http, {
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type ServerResponse,
-} from 'node:http';
+import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { BODY_LIMIT_BYTES } from '@plant-store/contract';
 import type { ConformanceContract } from '../contract.js';
 import { answerProblems, undeclaredOperation } from './answer-checks.js';
 import { CappedBody } from './capped-body.js';
+import { answerHeaders, flatHeaders, forwardedHeaders, originForm } from './forwarding.js';
 import { type Head, headMismatch } from './head-check.js';
 import { requestProblems } from './request-checks.js';
 import { routerOf } from './routes.js';
@@ -35,65 +31,8 @@ export interface RunningProxy {
   close(graceMs: number): Promise<void>;
 }
 
-// Hop-by-hop headers (RFC 9110 section 7.6.1) belong to one connection, not to the message. Accept-Encoding is left
-// out too, so the upstream answers uncompressed and the checks read the bytes the client gets.
-const REQUEST_DROPPED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'upgrade',
-  'host',
-  'accept-encoding',
-]);
-const ANSWER_DROPPED = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade']);
-
 class UpstreamTimeout extends Error {
   override name = 'UpstreamTimeout';
-}
-
-function forwardedHeaders(headers: IncomingHttpHeaders, upstream: URL): OutgoingHttpHeaders {
-  const named = String(headers.connection ?? '')
-    .toLowerCase()
-    .split(',')
-    .map((name) => name.trim());
-  const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (!REQUEST_DROPPED.has(name) && !named.includes(name) && value !== undefined) out[name] = value;
-  }
-  out.host = upstream.host;
-  return out;
-}
-
-/** Raw header pairs (names as the upstream spelled them, repeats kept) without the hop-by-hop ones. */
-function answerHeaders(raw: string[]): string[] {
-  const out: string[] = [];
-  for (let index = 0; index + 1 < raw.length; index += 2) {
-    if (!ANSWER_DROPPED.has(raw[index]!.toLowerCase())) out.push(raw[index]!, raw[index + 1]!);
-  }
-  return out;
-}
-
-/** Lower-case names, repeats joined with ", " (as fetch gives them and the checks read them). */
-function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-}
-
-/** The request target in origin form (path and query), whatever form the client sent. */
-function originForm(url: string): string {
-  if (url.startsWith('/')) return url;
-  try {
-    const absolute = new URL(url);
-    return `${absolute.pathname}${absolute.search}`;
-  } catch {
-    return url;
-  }
 }
 
 /** A CORS preflight is the browser's question, not an API call: it is forwarded, not checked. */

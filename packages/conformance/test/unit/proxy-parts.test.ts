@@ -6,6 +6,7 @@ import { loadConformanceContract } from '../../src/contract.js';
 import { MAX_ANSWER_BYTES } from '../../src/http-client.js';
 import { parseProxyArguments } from '../../src/proxy/arguments.js';
 import { CappedBody } from '../../src/proxy/capped-body.js';
+import { answerHeaders, flatHeaders, forwardedHeaders, originForm } from '../../src/proxy/forwarding.js';
 import { headMismatch } from '../../src/proxy/head-check.js';
 import { requestProblems } from '../../src/proxy/request-checks.js';
 import { type Route, routerOf } from '../../src/proxy/routes.js';
@@ -28,6 +29,40 @@ describe('Violations', () => {
     expect(report.violations[0]?.sample).toMatch(/^answer 0 \\u001b\[2J x+\.\.\.$/);
     expect(report.violations[0]?.sample.length).toBeLessThan(1100);
     expect(violations.summary()[0]).toBe('0 requests forwarded, 51 violations of the contract');
+  });
+});
+
+describe('forwarding', () => {
+  it('drops hop-by-hop headers (and those Connection names) and Accept-Encoding, sets Host, keeps the rest', () => {
+    const headers = {
+      host: 'proxy:4010',
+      connection: 'keep-alive, x-hop',
+      'x-hop': '1',
+      'keep-alive': 'timeout=5',
+      'accept-encoding': 'gzip',
+      authorization: 'Bearer t',
+      'content-length': '12',
+      'idempotency-key': 'k',
+    };
+    expect(forwardedHeaders(headers, new URL('https://api.example:8443/base'))).toEqual({
+      authorization: 'Bearer t',
+      'content-length': '12',
+      'idempotency-key': 'k',
+      host: 'api.example:8443',
+    });
+  });
+  it("passes the answer's headers as the upstream spelled them, repeats kept, and reads them as fetch does", () => {
+    const raw = ['Content-Type', 'application/json', 'Connection', 'close', 'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2'];
+    expect(answerHeaders(raw)).toEqual(['Content-Type', 'application/json', 'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2']);
+    expect(flatHeaders({ 'set-cookie': ['a=1', 'b=2'], etag: 'W/"1"' })).toEqual({
+      'set-cookie': 'a=1, b=2',
+      etag: 'W/"1"',
+    });
+  });
+  it('turns an absolute request target into its path and query, and leaves others as sent', () => {
+    expect(originForm('http://localhost:4010/plants?limit=5')).toBe('/plants?limit=5');
+    expect(originForm('/plants/1')).toBe('/plants/1');
+    expect(originForm('*')).toBe('*');
   });
 });
 
