@@ -1,12 +1,14 @@
 // Codegen of the contract's runtime facts: openapi.yaml -> packages/contract/src/generated/operations.ts, the table of
-// operations (method, path, scope, security, parameters and body with their bounds), the body size limit
-// (`x-body-limit-bytes`) and the limits by field name. The server, the SDK and its testing kit read them; none keeps
+// operations (method, path, scope, security, parameters and body with their bounds), the links of their success
+// answers (which operation follows which: the conformance checker's model learns creates, lists and deletes from
+// them), the body size limit (`x-body-limit-bytes`) and the limits by field name. The server, the SDK and its testing kit read them; none keeps
 // a copy. Called by gen-types.ts, so `pnpm gen` writes it and `pnpm gen:check` fails when it is stale.
 import {
   type BodyFacts,
   type FieldFacts,
   flattenAllOf,
   HTTP_METHODS,
+  type LinkFacts,
   type OperationFacts,
   operationsOf,
   type ParameterFacts,
@@ -112,6 +114,32 @@ export function operationFacts(document: Document): OperationFacts[] {
   });
 }
 
+/** The links every operation's success answers declare, in operation order. */
+export function linkFacts(document: Document): LinkFacts[] {
+  return operationsOf<Operation & { responses?: Record<string, Schema> }>(document).flatMap(({ operation }) =>
+    Object.entries(operation.responses ?? {})
+      .filter(([status]) => /^2\d\d$/.test(status))
+      .flatMap(([, response]) =>
+        Object.entries((response.links ?? {}) as Record<string, Schema>).map(([name, link]) => {
+          if (typeof link.operationId !== 'string') {
+            throw new Error(`gen: ${operation.operationId}: link ${name} must name its operation by operationId`);
+          }
+          return {
+            from: operation.operationId,
+            name,
+            operationId: link.operationId,
+            parameters: Object.fromEntries(
+              Object.entries((link.parameters ?? {}) as Record<string, unknown>).map(([key, value]) => [
+                key,
+                String(value),
+              ]),
+            ),
+          };
+        }),
+      ),
+  );
+}
+
 type Bounds = Partial<Pick<ValueFacts, 'minLength' | 'maxLength' | 'pattern' | 'minimum' | 'maximum' | 'default'>>;
 
 /** Every bounded parameter and body field, by name; one name must mean one set of bounds across the contract. */
@@ -145,13 +173,16 @@ export function generateFacts(document: Document): string {
   }
   const operations = operationFacts(document);
   const json = (value: unknown) => JSON.stringify(value, null, 2);
-  return `${HEADER}import type { OperationFacts } from '../operation-facts.js';
+  return `${HEADER}import type { LinkFacts, OperationFacts } from '../operation-facts.js';
 
 /** The largest request body the service reads, in bytes (openapi.yaml \`x-body-limit-bytes\`); 413 beyond. */
 export const BODY_LIMIT_BYTES = ${bodyLimit};
 
 /** Every operation of the contract, in path and method order. */
 export const OPERATIONS = ${json(operations)} as const satisfies readonly OperationFacts[];
+
+/** The links of the operations' success answers: what a client calls next, fed from which part of the exchange. */
+export const LINKS = ${json(linkFacts(document))} as const satisfies readonly LinkFacts[];
 
 /** The bounds of every parameter and body field, by name. */
 export const LIMITS = ${json(limitsOf(operations))} as const;

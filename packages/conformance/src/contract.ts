@@ -1,7 +1,8 @@
-// The contract as the conformance run needs it: openapi.yaml (the same document the service binds, read from
-// @plant-store/contract) with its local $refs resolved, and each operation's parameters, body, responses, scope and
-// role in the resource's life (creates, lists or deletes plants), all read from the document.
-import { flattenAllOf, operationsOf } from '@plant-store/contract';
+// The contract as the conformance run needs it: the operations, their parameters and body with their bounds, scopes
+// and roles in the resource's life (creates, lists or deletes plants, learnt from the contract's links) from the facts
+// `pnpm gen` generates (@plant-store/contract); the answers' schemas and headers from openapi.yaml itself (the same
+// document the service binds), its local $refs resolved.
+import { type BodyFacts, LINKS, OPERATIONS, type ValueFacts } from '@plant-store/contract';
 import { readOpenApiDocument } from '@plant-store/contract/document';
 
 export type Schema = Record<string, unknown>;
@@ -76,70 +77,113 @@ export function resolveRefs(document: Record<string, unknown>): Record<string, u
   return resolve(document, []) as Record<string, unknown>;
 }
 
-const isInt64 = (schema: Schema | undefined) => schema?.type === 'integer' && schema.format === 'int64';
-
-function roleOf(method: string, parameters: Parameter[], body: Schema | undefined, ok: ResponseSpec | undefined): Role {
-  const properties = (flattenAllOf(body).properties ?? {}) as Record<string, Schema>;
-  if (method === 'POST' && Object.values(properties).some(isInt64)) return 'create';
-  if (method === 'DELETE' && parameters.some((p) => p.in === 'path' && isInt64(p.schema))) return 'delete';
-  if (method === 'GET' && ok?.schema?.type === 'array') return 'list';
-  return 'other';
+/** A parameter's or body field's generated facts as the JSON schema the generators and checks read. */
+function schemaOf(facts: ValueFacts): Schema {
+  const { type, format, minLength, maxLength, pattern, minimum, maximum, default: fallback } = facts;
+  const schema: Schema = { type, format, minLength, maxLength, pattern, minimum, maximum, default: fallback };
+  for (const key of Object.keys(schema)) if (schema[key] === undefined) delete schema[key];
+  return schema;
 }
 
-/** The contract at `path` (the service's own openapi.yaml unless given), ready for generating and checking. */
+/** The request body an operation takes, from its generated facts: its fields, the required ones, closed or not. */
+function bodySchemaOf(body: BodyFacts): Schema {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(
+      body.fields.map(({ name, required: _required, ...field }) => [name, schemaOf(field)]),
+    ),
+    required: body.fields.filter((field) => field.required).map((field) => field.name),
+    ...(body.closed ? { additionalProperties: false } : {}),
+  };
+}
+
+/**
+ * Each operation's role, from the contract's links: an operation whose success links to a DELETE fed from its request
+ * body creates, that DELETE deletes, and the GET it links to lists.
+ */
+function rolesFromLinks(): Map<string, Role> {
+  const roles = new Map<string, Role>();
+  const method = (operationId: string) => OPERATIONS.find((operation) => operation.operationId === operationId)?.method;
+  for (const link of LINKS) {
+    const fromBody = Object.values(link.parameters).some((value) => value.startsWith('$request.body#/'));
+    if (method(link.operationId) === 'DELETE' && fromBody) {
+      roles.set(link.from, 'create');
+      roles.set(link.operationId, 'delete');
+    }
+  }
+  for (const link of LINKS) {
+    if (roles.get(link.from) === 'create' && method(link.operationId) === 'GET') roles.set(link.operationId, 'list');
+  }
+  return roles;
+}
+
+/**
+ * The contract, ready for generating and checking: the operations, their parameters, bounds, scopes and roles from the
+ * generated facts (@plant-store/contract), and from the document (the service's own openapi.yaml unless `path` is
+ * given) what the facts leave to it: the answers' schemas and headers, header parameters, descriptions, the version.
+ */
 export function loadConformanceContract(path?: string | URL): ConformanceContract {
   const { document: raw } = path === undefined ? readOpenApiDocument() : readOpenApiDocument(path);
   const document = resolveRefs(raw);
-  const globalSecurity = (document.security as unknown[] | undefined) ?? [];
-  const operations = operationsOf<Record<string, unknown>>(document).map(
-    ({ path: template, method, operation, pathItem }) => {
-      const parameters = [
-        ...((pathItem.parameters as Parameter[] | undefined) ?? []),
-        ...((operation.parameters as Parameter[] | undefined) ?? []),
-      ].map((p) => ({
-        name: p.name,
-        in: p.in,
-        required: p.required === true,
-        schema: p.schema ?? {},
-        description: String(p.description ?? ''),
-      }));
-      const requestBody = operation.requestBody as
-        | { required?: boolean; content?: Record<string, { schema?: Schema }> }
-        | undefined;
-      const responses: Record<string, ResponseSpec> = {};
-      for (const [code, response] of Object.entries(
-        (operation.responses ?? {}) as Record<string, Record<string, unknown>>,
-      )) {
-        const content = response.content as Record<string, { schema?: Schema }> | undefined;
-        responses[code] = {
-          description: String(response.description ?? ''),
-          // Only the headers the contract marks `required` are promised on every such answer (OpenAPI's default is
-          // false: Idempotent-Replayed, say, comes only with a replay); the checks add WWW-Authenticate and Retry-After.
-          headers: Object.entries((response.headers as Record<string, { required?: boolean }> | undefined) ?? {})
-            .filter(([, header]) => header?.required === true)
-            .map(([name]) => name.toLowerCase()),
-          schema: content ? (content['application/json']?.schema ?? {}) : undefined,
-        };
-      }
-      const successCode = Object.keys(responses).find((code) => /^2\d\d$/.test(code)) ?? '200';
-      const upper = method.toUpperCase();
-      const body = requestBody?.content?.['application/json']?.schema;
-      const security = (operation.security as unknown[] | undefined) ?? globalSecurity;
-      return {
-        operationId: String(operation.operationId),
-        method: upper,
-        path: template,
-        parameters,
-        body,
-        bodyRequired: requestBody?.required === true,
-        responses,
-        scope: typeof operation['x-required-scope'] === 'string' ? operation['x-required-scope'] : undefined,
-        secured: security.some((requirement) => Object.keys(requirement as object).length > 0),
-        role: roleOf(upper, parameters, body, responses[successCode]),
-        successStatus: Number(successCode),
-      } satisfies ContractOperation;
-    },
-  );
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Record<string, unknown>>>;
+  const roles = rolesFromLinks();
+  const operations = OPERATIONS.map((facts): ContractOperation => {
+    const pathItem = paths[facts.path] ?? {};
+    const operation = pathItem[facts.method.toLowerCase()] ?? {};
+    const declared = [
+      ...((pathItem.parameters as Parameter[] | undefined) ?? []),
+      ...((operation.parameters as Parameter[] | undefined) ?? []),
+    ];
+    const description = (name: string) => String(declared.find((p) => p.name === name)?.description ?? '');
+    const parameters: Parameter[] = [
+      ...facts.parameters.map(({ name, in: where, required, ...value }) => ({
+        name,
+        in: where,
+        required,
+        schema: schemaOf(value),
+        description: description(name),
+      })),
+      // Header parameters (Idempotency-Key, If-None-Match) are not among the facts: the document states them.
+      ...declared
+        .filter((p) => p.in === 'header')
+        .map((p) => ({
+          name: p.name,
+          in: p.in,
+          required: p.required === true,
+          schema: p.schema ?? {},
+          description: String(p.description ?? ''),
+        })),
+    ];
+    const responses: Record<string, ResponseSpec> = {};
+    for (const [code, response] of Object.entries(
+      (operation.responses ?? {}) as Record<string, Record<string, unknown>>,
+    )) {
+      const content = response.content as Record<string, { schema?: Schema }> | undefined;
+      responses[code] = {
+        description: String(response.description ?? ''),
+        // Only the headers the contract marks `required` are promised on every such answer (OpenAPI's default is
+        // false: Idempotent-Replayed, say, comes only with a replay); the checks add WWW-Authenticate and Retry-After.
+        headers: Object.entries((response.headers as Record<string, { required?: boolean }> | undefined) ?? {})
+          .filter(([, header]) => header?.required === true)
+          .map(([name]) => name.toLowerCase()),
+        schema: content ? (content['application/json']?.schema ?? {}) : undefined,
+      };
+    }
+    const successCode = Object.keys(responses).find((code) => /^2\d\d$/.test(code)) ?? '200';
+    return {
+      operationId: facts.operationId,
+      method: facts.method,
+      path: facts.path,
+      parameters,
+      body: facts.body ? bodySchemaOf(facts.body) : undefined,
+      bodyRequired: facts.body?.required === true,
+      responses,
+      scope: facts.scope ?? undefined,
+      secured: facts.security.length > 0,
+      role: roles.get(facts.operationId) ?? 'other',
+      successStatus: Number(successCode),
+    };
+  });
   const info = document.info as { version?: string } | undefined;
   return {
     version: info?.version ?? 'unknown',

@@ -23,10 +23,17 @@ export {
   MAX_JSON_DEPTH,
   parseJsonExact,
 } from './exact-json.js';
-export { BODY_LIMIT_BYTES, CONTRACT_METHODS, LIMITS, OPERATIONS } from './generated/operations.js';
+export { BODY_LIMIT_BYTES, CONTRACT_METHODS, LIMITS, LINKS, OPERATIONS } from './generated/operations.js';
 export { INT64_MAX, INT64_MIN, INT64_RANGE_MESSAGE, INTEGER_TEXT, isInt64, toInt64 } from './int64.js';
 export { flattenAllOf, HTTP_METHODS, type HttpMethod, type OperationEntry, operationsOf } from './openapi-walk.js';
-export type { BodyFacts, FieldFacts, OperationFacts, ParameterFacts, ValueFacts } from './operation-facts.js';
+export type {
+  BodyFacts,
+  FieldFacts,
+  LinkFacts,
+  OperationFacts,
+  ParameterFacts,
+  ValueFacts,
+} from './operation-facts.js';
 export { pathPattern } from './path-template.js';
 export {
   BODY_REQUIRED_MESSAGE,

@@ -54,3 +54,15 @@ export interface OperationFacts {
   /** The request body, or null for an operation that takes none. */
   readonly body: BodyFacts | null;
 }
+
+/** An OpenAPI link of an operation's success answer: where a client goes next, fed from this exchange. */
+export interface LinkFacts {
+  /** The operation whose answer declares the link. */
+  readonly from: string;
+  /** The link's name in the answer's `links`. */
+  readonly name: string;
+  /** The operation it leads to. */
+  readonly operationId: string;
+  /** Its parameters by name, as runtime expressions (`$request.body#/id`). */
+  readonly parameters: Readonly<Record<string, string>>;
+}

@@ -5,13 +5,14 @@ import {
   checkBody,
   checkParameters,
   LIMITS,
+  LINKS,
   OPERATIONS,
   type OperationFacts,
 } from '@plant-store/contract';
 import { readOpenApiDocument } from '@plant-store/contract/document';
 import { PLANT_STORE_LIMITS } from '@plant-store/sdk';
 import { describe, expect, it } from 'vitest';
-import { generateFacts, operationFacts } from '../../gen-facts.js';
+import { generateFacts, linkFacts, operationFacts } from '../../gen-facts.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the parsed YAML is edited by known paths below.
 type Yaml = any;
@@ -27,6 +28,7 @@ const tightened = (): Yaml => {
 describe('generated runtime facts', () => {
   it('are what the committed document says', () => {
     expect(operationFacts(readOpenApiDocument().document)).toEqual(OPERATIONS);
+    expect(linkFacts(readOpenApiDocument().document)).toEqual(LINKS);
     expect(BODY_LIMIT_BYTES).toBe(readOpenApiDocument().document['x-body-limit-bytes']);
     expect(PLANT_STORE_LIMITS.name.maxLength).toBe(LIMITS.name.maxLength);
     expect(PLANT_STORE_LIMITS.limit).toEqual(LIMITS.limit);
@@ -48,6 +50,20 @@ describe('generated runtime facts', () => {
       detail: { location: 'query', field: 'limit', rule: 'maximum', limit: 500 },
     });
     expect(checkParameters(list, {}, new URLSearchParams(''))).toEqual({ params: {}, query: { limit: 100 } });
+  });
+
+  it('carry the links of success answers, and refuse a link that names no operationId', () => {
+    expect(LINKS).toContainEqual({
+      from: 'createPlant',
+      name: 'DeletePlant',
+      operationId: 'deletePlant',
+      parameters: { id: '$request.body#/id' },
+    });
+    const document = tightened();
+    document.paths['/plants'].post.responses['200'].links.DeletePlant = {
+      operationRef: '#/paths/~1plants~1{id}/delete',
+    };
+    expect(() => linkFacts(document)).toThrow('link DeletePlant must name its operation by operationId');
   });
 
   it('refuse a document without a body limit', () => {
