@@ -86,8 +86,8 @@ export async function startProxy(
       }
 
       const requestBody = new CappedBody(BODY_LIMIT_BYTES);
-      const headers = forwardedHeaders(client.headers, options.upstream);
-      const upstreamUrl = `${options.upstream.origin}${basePath}${target}`;
+      const forwarded = forwardedHeaders(client.headers, options.upstream);
+      const url = `${options.upstream.origin}${basePath}${target}`;
       const started = performance.now();
       let answer: IncomingMessage | undefined;
       let clientGone = false;
@@ -95,7 +95,7 @@ export async function startProxy(
       const upstream = transport.request(options.upstream, {
         method,
         path: `${basePath}${target}`,
-        headers,
+        headers: forwarded,
         agent,
         timeout: options.timeoutMs,
       });
@@ -167,38 +167,30 @@ export async function startProxy(
           broken(stalled ? `${silence} in the middle of its answer` : 'the upstream broke off its answer', 504);
         });
         incoming.pipe(res);
-        incoming.on('end', async () => {
-          if (checked) {
-            const base = {
-              request: { method, target },
-              url: upstreamUrl,
-              status,
-              headers: flatHeaders(incoming.headers),
-            };
-            const text = answerBody.overflowed ? '' : answerBody.text();
-            if (answerBody.overflowed) {
-              const cap = options.maxAnswerBytes;
-              violations.add(
-                'response',
-                name,
-                'body-size',
-                `${said} answered ${status} with over ${cap} bytes (forwarded, unchecked)`,
-              );
-            } else if (text === undefined) {
+        incoming.on('end', () => {
+          if (!checked) return done();
+          const ms = performance.now() - started;
+          if (answerBody.overflowed) {
+            const over = `over ${options.maxAnswerBytes} bytes (forwarded, unchecked)`;
+            violations.add('response', name, 'body-size', `${said} answered ${status} with ${over}`);
+          } else {
+            const text = answerBody.text();
+            if (text === undefined) {
               violations.add('response', name, 'encoding', `${said} answered ${status} with a body that is not UTF-8`);
             } else {
-              const ms = performance.now() - started;
-              for (const { rule, problem } of answerProblems(operation, { ...base, text, ms })) {
+              const seen = { request: { method, target }, url, status, headers: flatHeaders(incoming.headers) };
+              for (const { rule, problem } of answerProblems(operation, { ...seen, text, ms })) {
                 violations.add('response', name, rule, problem);
               }
             }
-            if (method === 'HEAD' && routing.kind === 'operation') {
-              const get = await headOfGet(target, headers);
+          }
+          if (method !== 'HEAD' || routing.kind !== 'operation') return done();
+          void headOfGet(target, forwarded)
+            .then((get) => {
               const mismatch = get && headMismatch({ status, headers: incoming.headers }, get);
               if (mismatch) violations.add('response', name, 'head', `${said}: ${mismatch}`);
-            }
-          }
-          done();
+            })
+            .finally(done);
         });
       });
     });
