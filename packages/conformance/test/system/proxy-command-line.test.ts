@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { proxyCommand } from '../../src/proxy/command.js';
 import type { ProxyReport } from '../../src/proxy/violations.js';
 import { rawAnswer, startRawUpstream } from '../support/raw-upstream.js';
 
@@ -132,7 +133,7 @@ describe('plant-store-conformance proxy on the command line', () => {
     await pending;
   });
 
-  it('is `plant-store conformance proxy` too, and exits 2 on a usage error', async () => {
+  it('is `plant-store conformance proxy` too, and exits 2 on a usage error or a port it cannot listen on', async () => {
     const { stdout } = await run(process.execPath, [SERVER_BIN, 'conformance', 'proxy', '--help']);
     expect(stdout).toContain('Usage: plant-store conformance proxy --upstream URL --port P');
     const failed = await run(process.execPath, [BIN, 'proxy', '--port', '0']).catch((error: unknown) => error);
@@ -141,5 +142,13 @@ describe('plant-store-conformance proxy on the command line', () => {
       (error: unknown) => error,
     );
     expect(typo).toMatchObject({ code: 2, stderr: expect.stringContaining('did you mean --port?') });
+    // A port already taken is said, with exit code 2, before anything is forwarded.
+    const taken = await startRawUpstream(() => 'silent');
+    open.push(taken);
+    const lines: string[] = [];
+    const io = { stdout: (line: string) => lines.push(line), stderr: (line: string) => lines.push(line) };
+    const port = new URL(taken.url).port;
+    expect(await proxyCommand(['--upstream', 'http://127.0.0.1:1', '--port', port], io)).toBe(2);
+    expect(lines).toEqual([`plant-store conformance proxy: cannot listen on 127.0.0.1:${port} (EADDRINUSE)`]);
   });
 });
