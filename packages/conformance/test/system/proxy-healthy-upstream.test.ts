@@ -1,11 +1,13 @@
 // The validating proxy in front of the real service, with the SDK's calls passing through it as a frontend's suite
 // would make them: creates (ids beyond 2^53 and int64's largest), pages with Link and ETag/304, HEAD, a 409 and a 404.
 // The service keeps the contract, so the proxy sees no violation and exits 0; the ids arrive byte-exact (the
-// neighbour id is another plant), which Prism 5.14's proxy broke by re-encoding the body.
+// neighbour id is another plant), which Prism 5.14's proxy broke by re-encoding the body. And the checker's own run
+// through it: hundreds of answers, none reported (no false positive), the run's deliberately broken requests reported.
 import { INT64_MAX } from '@plant-store/contract';
 import { ConflictError, createPlantStoreClient, NotFoundError } from '@plant-store/sdk';
 import { startTestServer, type TestServer } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { conformance } from '../support/conformance-run.js';
 import { startProxyRun } from '../support/proxy-run.js';
 
 let t: TestServer;
@@ -48,5 +50,26 @@ describe('plant-store-conformance proxy in front of the service', () => {
     expect(report.requests).toBe(13);
     expect(code).toBe(0);
     expect(output).toContain('PASSED: no violation of the contract seen.');
+  });
+
+  it("finds no fault in the service's answers to the checker's own run, and reports the run's broken requests", async () => {
+    // The checker sends hundreds of requests, many broken on purpose (bad bounds, no token, other media types), and
+    // every answer the service gives them keeps the contract: the proxy must report the requests, not the answers.
+    const [alice, bob, reader] = await Promise.all([
+      t.token('proxy-checker-a'),
+      t.token('proxy-checker-b'),
+      t.token('proxy-checker-r', ['read']),
+    ]);
+    const proxy = await startProxyRun(t.url);
+    const args = ['--base-url', proxy.url, '--token', alice, '--second-token', bob, '--read-token', reader];
+    const run = await conformance([...args, '--requests', '150', '--seed', '28']);
+    expect(run.code, run.output).toBe(0);
+    const { code, report } = await proxy.stop();
+    expect(code).toBe(1);
+    // Only /openapi.json, which the service serves beside the contract, is no operation of it.
+    const answers = report.kinds.filter((kind) => kind.direction === 'response');
+    expect(answers).toEqual([{ direction: 'response', operation: '(undeclared)', rule: 'declared-status', count: 1 }]);
+    const requests = report.kinds.filter((kind) => kind.direction === 'request').map((kind) => kind.rule);
+    for (const rule of ['parameters', 'authorization', 'body', 'content-type']) expect(requests).toContain(rule);
   });
 });
