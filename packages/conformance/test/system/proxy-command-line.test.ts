@@ -136,6 +136,8 @@ describe('plant-store-conformance proxy on the command line', () => {
   it('is `plant-store conformance proxy` too, and exits 2 on a usage error or a port it cannot listen on', async () => {
     const { stdout } = await run(process.execPath, [SERVER_BIN, 'conformance', 'proxy', '--help']);
     expect(stdout).toContain('Usage: plant-store conformance proxy --upstream URL --port P');
+    const listed = await run(process.execPath, [SERVER_BIN, '--help']);
+    expect(listed.stdout + listed.stderr).toContain('conformance proxy --upstream URL --port P [...]');
     const failed = await run(process.execPath, [BIN, 'proxy', '--port', '0']).catch((error: unknown) => error);
     expect(failed).toMatchObject({ code: 2, stderr: expect.stringContaining('--upstream URL is required') });
     const typo = await run(process.execPath, [BIN, 'proxy', '--upstream', 'http://x', '--prot', '1']).catch(
