@@ -5,6 +5,11 @@ import { parseArgs } from 'node:util';
 import { unknownOptionMessage } from '@plant-store/core';
 import { MAX_ANSWER_BYTES } from '../http-client.js';
 
+const GIB = 1024 * 1024 * 1024;
+
+/** Room for 16 answers at the largest size checked, at once. */
+const DEFAULT_COPY_BYTES = 16 * MAX_ANSWER_BYTES;
+
 /** The proxy's --help text, for the command as typed (`plant-store conformance` or `plant-store-conformance`). */
 export const proxyUsage = (
   command: string,
@@ -24,6 +29,8 @@ Options:
                         it leaves unanswered gets 504
   --max-answer-bytes N  largest answer body checked (default ${MAX_ANSWER_BYTES}); a larger one is forwarded whole and
                         reported unchecked
+  --max-copy-bytes N    bytes the copies of all bodies under way may hold together (default ${DEFAULT_COPY_BYTES}); a body
+                        that finds them full is forwarded unchecked and counted in the summary
   --help                this text
 
 Checked on each request: the path and method are the contract's, the query's names and values, the bearer token and
@@ -43,6 +50,7 @@ export interface ProxyArguments {
   report: string | undefined;
   timeoutMs: number;
   maxAnswerBytes: number;
+  maxCopyBytes: number;
 }
 
 const OPTIONS = {
@@ -52,6 +60,7 @@ const OPTIONS = {
   report: { type: 'string' },
   timeout: { type: 'string' },
   'max-answer-bytes': { type: 'string' },
+  'max-copy-bytes': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -119,6 +128,7 @@ export function parseProxyArguments(argv: string[]): ProxyArguments | 'help' {
     host: text('host') ?? '127.0.0.1',
     report: report === undefined ? undefined : writable(report),
     timeoutMs: whole('timeout', text('timeout'), 1, 3600, 30) * 1000,
-    maxAnswerBytes: whole('max-answer-bytes', text('max-answer-bytes'), 1, 1024 * 1024 * 1024, MAX_ANSWER_BYTES),
+    maxAnswerBytes: whole('max-answer-bytes', text('max-answer-bytes'), 1, GIB, MAX_ANSWER_BYTES),
+    maxCopyBytes: whole('max-copy-bytes', text('max-copy-bytes'), 1, 16 * GIB, DEFAULT_COPY_BYTES),
   };
 }

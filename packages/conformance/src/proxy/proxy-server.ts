@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { BODY_LIMIT_BYTES } from '@plant-store/contract';
 import type { ConformanceContract } from '../contract.js';
 import { answerProblems, undeclaredOperation } from './answer-checks.js';
-import { CappedBody } from './capped-body.js';
+import { CappedBody, CopyBudget } from './capped-body.js';
 import { answerHeaders, flatHeaders, forwardedHeaders, originForm } from './forwarding.js';
 import { type Head, headMismatch } from './head-check.js';
 import { requestProblems } from './request-checks.js';
@@ -23,6 +23,8 @@ export interface ProxyOptions {
   timeoutMs: number;
   /** Largest answer body copied for the checks; a longer one is forwarded whole and reported unchecked. */
   maxAnswerBytes: number;
+  /** The bytes all copies under way may hold together; a body that finds them in use is forwarded unchecked. */
+  maxCopyBytes: number;
 }
 
 export interface RunningProxy {
@@ -49,6 +51,7 @@ export async function startProxy(
   const agent = new transport.Agent({ keepAlive: true });
   const basePath = options.upstream.pathname.replace(/\/$/, '');
   const pending = new Set<Promise<void>>();
+  const budget = new CopyBudget(options.maxCopyBytes);
 
   /** Sends `headers` as a GET of `target` and resolves with the answer's status and headers (its body discarded). */
   const headOfGet = (target: string, headers: OutgoingHttpHeaders) =>
@@ -67,7 +70,7 @@ export async function startProxy(
     });
 
   const exchange = (client: IncomingMessage, res: ServerResponse) =>
-    new Promise<void>((done) => {
+    new Promise<void>((resolve) => {
       violations.requests++;
       const method = client.method ?? 'GET';
       const target = originForm(client.url ?? '/');
@@ -85,7 +88,14 @@ export async function startProxy(
         violations.add('request', name, 'undeclared-method', `${said}: the path takes ${routing.allowed.join(', ')}`);
       }
 
-      const requestBody = new CappedBody(BODY_LIMIT_BYTES);
+      const requestBody = new CappedBody(BODY_LIMIT_BYTES, budget);
+      let answerBody: CappedBody | undefined;
+      /** Ends the exchange: its copies go back to the budget. */
+      const done = () => {
+        requestBody.release();
+        answerBody?.release();
+        resolve();
+      };
       const forwarded = forwardedHeaders(client.headers, options.upstream);
       const url = `${options.upstream.origin}${basePath}${target}`;
       const started = performance.now();
@@ -115,6 +125,8 @@ export async function startProxy(
         })) {
           violations.add('request', name, rule, `${said}: ${problem}`);
         }
+        if (requestBody.dropped === 'budget') violations.unchecked++;
+        requestBody.release();
       });
       client.pipe(upstream);
       res.on('close', () => {
@@ -158,8 +170,9 @@ export async function startProxy(
           incoming.destroy();
           return broken(`the upstream's answer cannot be passed on (${(error as Error).message})`, 502);
         }
-        const answerBody = new CappedBody(options.maxAnswerBytes);
-        incoming.on('data', (chunk: Buffer) => answerBody.push(chunk));
+        const copy = new CappedBody(options.maxAnswerBytes, budget);
+        answerBody = copy;
+        incoming.on('data', (chunk: Buffer) => copy.push(chunk));
         incoming.on('error', () => {});
         incoming.on('close', () => {
           if (incoming.complete) return;
@@ -170,11 +183,13 @@ export async function startProxy(
         incoming.on('end', () => {
           if (!checked) return done();
           const ms = performance.now() - started;
-          if (answerBody.overflowed) {
+          if (copy.dropped === 'cap') {
             const over = `over ${options.maxAnswerBytes} bytes (forwarded, unchecked)`;
             violations.add('response', name, 'body-size', `${said} answered ${status} with ${over}`);
+          } else if (copy.dropped === 'budget') {
+            violations.unchecked++;
           } else {
-            const text = answerBody.text();
+            const text = copy.text();
             if (text === undefined) {
               violations.add('response', name, 'encoding', `${said} answered ${status} with a body that is not UTF-8`);
             } else {

@@ -25,6 +25,8 @@ export interface ProxyReport {
   stoppedAt: string;
   /** Requests forwarded (CORS preflights included). */
   requests: number;
+  /** Bodies forwarded unchecked because the proxy's copies held --max-copy-bytes at the time. */
+  unchecked: number;
   /** Violations seen, samples or not. */
   violationCount: number;
   /** Each kind of violation seen, with how many times. */
@@ -35,6 +37,8 @@ export interface ProxyReport {
 
 export class Violations {
   requests = 0;
+  /** Bodies forwarded unchecked because the copies under way held the whole budget. */
+  unchecked = 0;
   private total = 0;
   private readonly counts = new Map<string, { direction: Direction; operation: string; rule: string; count: number }>();
   private readonly samples: Violation[] = [];
@@ -69,6 +73,7 @@ export class Violations {
       startedAt: startedAt.toISOString(),
       stoppedAt: new Date().toISOString(),
       requests: this.requests,
+      unchecked: this.unchecked,
       violationCount: this.total,
       kinds: [...this.counts.values()].map((kind) => ({ ...kind })),
       violations: [...this.samples],
@@ -78,6 +83,9 @@ export class Violations {
   /** The summary people read: a line per kind, then one sample of each. */
   summary(): string[] {
     const lines = [`${this.requests} requests forwarded, ${this.total} violations of the contract`];
+    if (this.unchecked > 0) {
+      lines.push(`${this.unchecked} bodies forwarded unchecked: the copies under way held --max-copy-bytes`);
+    }
     for (const kind of this.counts.values()) {
       lines.push(`  ${kind.count} x ${kind.direction} ${kind.operation} ${kind.rule}`);
       const sample = this.samples.find(

@@ -131,6 +131,21 @@ describe('plant-store-conformance proxy against broken upstreams', () => {
     }
   });
 
+  it('forwards unchecked, and counts, a body that finds the copy budget full, and checks again once it is free', async () => {
+    const { proxy } = await through(
+      (request) => rawAnswer(200, request.target === '/plants' ? `{"big":"${'a'.repeat(2000)}"}` : '{"small":1}', json),
+      ['--max-copy-bytes', '1000'],
+    );
+    expect((await (await fetch(`${proxy.url}/plants`, { headers: auth })).text()).length).toBe(2010);
+    await fetch(`${proxy.url}/plants?limit=1`, { headers: auth });
+    const { report, output } = await proxy.stop();
+    expect(report.unchecked).toBe(1);
+    expect(output).toContain('1 bodies forwarded unchecked: the copies under way held --max-copy-bytes');
+    expect(report.violations.map((violation) => violation.sample)).toEqual([
+      expect.stringMatching(/^GET \/plants\?limit=1 answered 200: "\{\\"small\\":1\}" breaks its schema/),
+    ]);
+  });
+
   it('checks an answer still under way at the stop before writing the report, and forwards CORS preflights unchecked', async () => {
     const { proxy, upstream } = await through((request, socket) => {
       if (request.method === 'OPTIONS') return rawAnswer(204, '', { 'access-control-allow-origin': '*' });

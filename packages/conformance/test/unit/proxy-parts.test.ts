@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConformanceContract } from '../../src/contract.js';
 import { MAX_ANSWER_BYTES } from '../../src/http-client.js';
 import { parseProxyArguments } from '../../src/proxy/arguments.js';
-import { CappedBody } from '../../src/proxy/capped-body.js';
+import { CappedBody, CopyBudget } from '../../src/proxy/capped-body.js';
 import { answerHeaders, flatHeaders, forwardedHeaders, originForm } from '../../src/proxy/forwarding.js';
 import { headMismatch } from '../../src/proxy/head-check.js';
 import { requestProblems } from '../../src/proxy/request-checks.js';
@@ -29,6 +29,26 @@ describe('Violations', () => {
     expect(report.violations[0]?.sample).toMatch(/^answer 0 \\u001b\[2J x+\.\.\.$/);
     expect(report.violations[0]?.sample.length).toBeLessThan(1100);
     expect(violations.summary()[0]).toBe('0 requests forwarded, 51 violations of the contract');
+  });
+});
+
+describe('CappedBody', () => {
+  it('keeps a copy up to its cap and within the budget all copies share, and gives the budget back', () => {
+    const budget = new CopyBudget(10);
+    const first = new CappedBody(8, budget);
+    first.push(Buffer.from('[1,'));
+    first.push(Buffer.from('2]'));
+    expect([first.dropped, first.text()]).toEqual([undefined, '[1,2]']);
+    const second = new CappedBody(8, budget);
+    second.push(Buffer.from('123456'));
+    expect(second.dropped).toBe('budget');
+    first.release();
+    const third = new CappedBody(8, budget);
+    third.push(Buffer.from('12345'));
+    third.push(Buffer.from('6789'));
+    expect([third.dropped, third.bytes]).toEqual(['cap', 9]);
+    // Both let go of what they held: the whole budget is free again.
+    expect(budget.take(10)).toBe(true);
   });
 });
 
@@ -103,7 +123,7 @@ describe('requestProblems', () => {
   const route = routerOf(loadConformanceContract());
   const problems = (method: string, target: string, headers: Record<string, string>, body: string | Buffer = '') => {
     const [path = '', query = ''] = target.split('?');
-    const copy = new CappedBody(BODY_LIMIT_BYTES);
+    const copy = new CappedBody(BODY_LIMIT_BYTES, new CopyBudget(BODY_LIMIT_BYTES));
     if (body.length > 0) copy.push(Buffer.from(body));
     return requestProblems(route(method, path) as Route, { query: new URLSearchParams(query), headers, body: copy });
   };
@@ -160,6 +180,7 @@ describe('parseProxyArguments', () => {
       report: undefined,
       timeoutMs: 30_000,
       maxAnswerBytes: MAX_ANSWER_BYTES,
+      maxCopyBytes: 16 * MAX_ANSWER_BYTES,
     });
   });
   it('refuses what it cannot use, saying why', () => {
