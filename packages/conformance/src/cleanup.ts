@@ -34,10 +34,15 @@ export async function cleanUp(run: RunContext): Promise<CleanupOutcome> {
     return answer?.exchange.status ?? 0;
   };
   // The plants of this run `principal` still has, by the id their names carry; undefined when the list cannot be read.
+  // Pages of the largest size first; where the deployment fails those, pages of its default size.
   const listed = async (principal: Principal): Promise<bigint[] | undefined> => {
+    const limit = list?.parameters.find((p) => p.name === 'limit')?.schema.maximum;
+    const largest = typeof limit === 'number' ? await listedFrom(principal, `?limit=${limit}`) : undefined;
+    return largest ?? listedFrom(principal, '');
+  };
+  const listedFrom = async (principal: Principal, query: string): Promise<bigint[] | undefined> => {
     if (!list) return [];
-    const limit = list.parameters.find((p) => p.name === 'limit')?.schema.maximum;
-    let target = `${list.path}${typeof limit === 'number' ? `?limit=${limit}` : ''}`;
+    let target = `${list.path}${query}`;
     const ids: bigint[] = [];
     for (let page = 0; page < MAX_SWEEP_PAGES; page++) {
       const answer = await call(list, { method: 'GET', target, principal }, { statuses: [list.successStatus] });
@@ -60,8 +65,9 @@ export async function cleanUp(run: RunContext): Promise<CleanupOutcome> {
     for (const id of run.ledger.ids(principal)) {
       const status = await deleteId(principal, id, 'the run created this plant');
       if (isSuccess(status)) outcome.deleted++;
-      // A 404: already gone (another check failed on it), or stored under another id, which the sweep finds by name.
-      else if (status !== 404) failed.push(id);
+      // Not deleted, or a 404: already gone (another check failed on it) or stored under another id, which the sweep
+      // finds by name; where it cannot list, the report names the id as possibly left behind.
+      else failed.push(id);
       run.ledger.remove(principal, id);
     }
     if (run.options.readOnly) continue;
@@ -81,7 +87,8 @@ export async function cleanUp(run: RunContext): Promise<CleanupOutcome> {
         }
       }
     }
-    // What is still listed under the run's prefix is left; where the list cannot be read, what could not be deleted.
+    // What is still listed under the run's prefix is left; where the list cannot be read, what could not be deleted
+    // (a 404 included: it may be stored under an id the run does not know).
     const still = leftovers?.length === 0 ? [] : await listed(principal);
     for (const id of still ?? [...new Set([...failed, ...(leftovers ?? [])])]) outcome.left.push({ principal, id });
   }

@@ -1,9 +1,9 @@
 // The results as JUnit XML, the format CI systems (GitHub Actions reporters, GitLab's `artifacts:reports:junit`)
 // show per test: one test suite per operation, one test case per check, a failure element per failing check with
-// the problems and their curl reproductions.
+// the promise of the contract it broke, the problems and their curl reproductions.
 import { escapeControls } from './control-characters.js';
 import { curlOf } from './curl.js';
-import type { Results } from './report.js';
+import { CHECKS, type Results } from './report.js';
 
 // Beyond the controls, XML 1.0 cannot hold lone surrogates and U+FFFE, U+FFFF, even as references.
 const NOT_XML = /[\ufffe\uffff]|[\ud800-\udfff]/gu;
@@ -52,7 +52,7 @@ export function junitXml(results: Results, { seed, seconds }: JunitContext): str
         .join('\n\n');
       lines.push(
         `    <testcase classname="${xmlText(operationId)}" name="${name}">`,
-        `      <failure message="${xmlText(`${row.failed} of ${row.passed + row.failed} failed`)}" type="${name}">${xmlText(`${details}\n\nreplay: --seed ${seed}`)}</failure>`,
+        `      <failure message="${xmlText(`${row.failed} of ${row.passed + row.failed} failed`)}" type="${name}">${xmlText(`The promise it broke: ${CHECKS[row.check]}.\n\n${details}\n\nreplay: --seed ${seed}`)}</failure>`,
         '    </testcase>',
       );
     }

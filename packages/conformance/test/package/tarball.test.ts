@@ -1,8 +1,9 @@
-// Proves the tarball, not the source: pack the package with pnpm, install it with npm alone into an empty folder
-// outside the workspace (no workspace package among its dependencies: the contract is bundled), and run its command
-// with npx, for --help and for a real run against a started service.
+// Proves the tarball, not the source: pack the package with pnpm, then run the CI example of the documentation as
+// written (CI_EXAMPLE: install the tarball with npm alone into an empty folder outside the workspace, no workspace
+// package among its dependencies since the contract is bundled; run the command with npx against a started service,
+// tokens from the environment, writing JUnit and the JSON report), and its --help and a usage error.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +18,23 @@ const project = join(work, 'ci-job');
 const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` };
 let tarball: string;
 let server: TestServer;
+
+/** The documentation's CI example, line by line, exactly as it is to be pasted into a CI job's script. */
+const CI_EXAMPLE = [
+  'npm install --no-audit --no-fund ./plant-store-conformance-1.0.0.tgz',
+  'npx plant-store-conformance --base-url "$BASE_URL" --junit conformance.xml --report-json conformance.json',
+];
+
+/** Runs one line of the CI example in the job's folder with the job's environment. */
+async function ciStep(line: string, jobEnv: Record<string, string>): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout, stderr } = await run('bash', ['-c', line], { cwd: project, env: { ...env, ...jobEnv } });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, output: failed.stdout + failed.stderr };
+  }
+}
 
 async function npx(args: string[]): Promise<{ code: number; output: string }> {
   try {
@@ -35,9 +53,10 @@ beforeAll(async () => {
   await run('npx', ['-y', 'pnpm@10.34.9', 'pack', '--pack-destination', work], { cwd: packageDir });
   tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!);
   mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'ci-job', private: true }));
+  copyFileSync(tarball, join(project, 'plant-store-conformance-1.0.0.tgz'));
   const started = Date.now();
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: project, env });
+  const install = await ciStep(CI_EXAMPLE[0]!, {});
+  expect(install.code, install.output).toBe(0);
   console.log(`conformance tarball: installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' } });
 }, 240_000);
@@ -48,7 +67,7 @@ afterAll(async () => {
 });
 
 describe('the packed conformance checker', () => {
-  it('ships the bin, the bundle and the contract, and depends on no workspace package', async () => {
+  it('ships the bin, the bundle and the contract, and depends on no package at all', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.trim().split('\n');
     expect(files).toContain('package/bin/plant-store-conformance.js');
@@ -57,12 +76,17 @@ describe('the packed conformance checker', () => {
     expect(files.filter((file) => file.includes('/src/') || file.includes('/test/'))).toEqual([]);
     const installed = join(project, 'node_modules/@plant-store/conformance');
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(['ajv', 'ajv-formats', 'fast-check', 'yaml']);
+    // Everything it runs is bundled: nothing to fetch from the registry beyond the tarball itself.
+    expect(manifest.dependencies).toBeUndefined();
     expect(manifest.engines).toEqual({ node: '>=22' });
     for (const name of readdirSync(join(installed, 'dist')).filter((file) => file.endsWith('.js'))) {
       expect(readFileSync(join(installed, 'dist', name), 'utf8')).not.toMatch(/from ["']@plant-store\//);
     }
+    expect(readdirSync(join(project, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual([
+      '@plant-store',
+    ]);
     expect(readdirSync(join(project, 'node_modules/@plant-store'))).toEqual(['conformance']);
+    expect(existsSync(join(project, 'node_modules/.bin/plant-store-conformance'))).toBe(true);
   });
 
   it('prints its usage with --help and exits 0', async () => {
@@ -71,13 +95,32 @@ describe('the packed conformance checker', () => {
     expect(help.output).toContain('--base-url URL');
   });
 
-  it('checks a started service and exits 0, leaving nothing behind', async () => {
-    const token = await server.token('tarball-run');
-    const result = await npx(['--base-url', server.url, '--token', token, '--requests', '30']);
+  it('runs the CI example as written against a started service: exit 0, JUnit and JSON written, nothing left', async () => {
+    const [token, second, reader] = await Promise.all([
+      server.token('ci-example-a'),
+      server.token('ci-example-b'),
+      server.token('ci-example-reader', ['read']),
+    ]);
+    const started = Date.now();
+    const result = await ciStep(CI_EXAMPLE[1]!, {
+      BASE_URL: server.url,
+      PLANT_STORE_TOKEN: token,
+      PLANT_STORE_SECOND_TOKEN: second,
+      PLANT_STORE_READ_TOKEN: reader,
+    });
+    console.log(`conformance tarball: the CI example's run took ${((Date.now() - started) / 1000).toFixed(1)} s`);
     expect(result.code, result.output).toBe(0);
-    expect(result.output).toContain('PASSED');
-    const left = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${token}` } });
-    expect(await left.json()).toEqual([]);
+    expect(result.output).toMatch(/^PASSED/m);
+    expect(readFileSync(join(project, 'conformance.xml'), 'utf8')).toContain(
+      '<testsuites name="plant-store conformance"',
+    );
+    const report = JSON.parse(readFileSync(join(project, 'conformance.json'), 'utf8'));
+    expect(report).toMatchObject({ outcome: 'passed', failures: [], cleanup: { left: [] } });
+    expect(report.replay).toMatch(/^plant-store-conformance --base-url /);
+    for (const subject of ['ci-example-a', 'ci-example-b']) {
+      const left = new TextDecoder().decode((await server.store.plants.list(subject, { limit: 10 })).body);
+      expect(left).toBe('[]');
+    }
   }, 120_000);
 
   it('exits 2 on a usage error', async () => {

@@ -3,7 +3,12 @@
 // prefix and deletes them under the id the deployment made of them.
 import { startTestServer, type TestServer } from '@plant-store/test-kit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { numbersAsDoubles, startProxy } from '../support/broken-deployments.js';
+import {
+  type Breakage,
+  numbersAsDoubles,
+  serverErrorOnLargestPage,
+  startProxy,
+} from '../support/broken-deployments.js';
 import { conformance } from '../support/conformance-run.js';
 
 let t: TestServer;
@@ -16,27 +21,35 @@ afterAll(() => t.close());
 const plantsOf = async (subject: string) =>
   JSON.parse(new TextDecoder().decode((await t.store.plants.list(subject, { limit: 1000 })).body)) as unknown[];
 
-it('deletes every plant it created although the deployment rounded their ids', async () => {
-  const proxy = await startProxy(t.url, numbersAsDoubles);
-  try {
-    const [first, second] = await Promise.all([t.token('mangled-a'), t.token('mangled-b')]);
-    const run = await conformance([
-      '--base-url',
-      proxy.url,
-      '--token',
-      first,
-      '--second-token',
-      second,
-      '--requests',
-      '40',
-    ]);
-    expect(run.code, run.output).toBe(1);
-    expect(run.output).toMatch(/^FAILED: .*id-exact/m);
-    expect(run.output).not.toContain('LEFT BEHIND');
-    expect(run.output).toMatch(/deleted [1-9]\d* plants the run created\./);
-    expect(await plantsOf('mangled-a')).toEqual([]);
-    expect(await plantsOf('mangled-b')).toEqual([]);
-  } finally {
-    await proxy.close();
-  }
-}, 120_000);
+it.each([
+  ['rounded their ids', 'mangled', numbersAsDoubles],
+  // The sweep lists the largest pages first; where those fail, pages of the default size.
+  ['rounded their ids and fails a page of 1000', 'mangled-paged', { ...numbersAsDoubles, ...serverErrorOnLargestPage }],
+] as [string, string, Breakage][])(
+  'deletes every plant it created although the deployment %s',
+  async (_name, subject, breakage) => {
+    const proxy = await startProxy(t.url, breakage);
+    try {
+      const [first, second] = await Promise.all([t.token(`${subject}-a`), t.token(`${subject}-b`)]);
+      const run = await conformance([
+        '--base-url',
+        proxy.url,
+        '--token',
+        first,
+        '--second-token',
+        second,
+        '--requests',
+        '40',
+      ]);
+      expect(run.code, run.output).toBe(1);
+      expect(run.output).toMatch(/^FAILED: .*id-exact/m);
+      expect(run.output).not.toContain('LEFT BEHIND');
+      expect(run.output).toMatch(/deleted [1-9]\d* plants the run created\./);
+      expect(await plantsOf(`${subject}-a`)).toEqual([]);
+      expect(await plantsOf(`${subject}-b`)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  },
+  120_000,
+);

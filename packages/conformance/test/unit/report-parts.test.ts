@@ -6,7 +6,7 @@ import { linkProblems, undeclaredFields } from '../../src/checks.js';
 import { curlOf, shellQuote } from '../../src/curl.js';
 import { retryAfterSeconds } from '../../src/http-client.js';
 import { junitXml } from '../../src/junit.js';
-import { Results } from '../../src/report.js';
+import { CHECKS, Results } from '../../src/report.js';
 import { RESERVED_SIZE, reservedRange } from '../../src/reserved-ids.js';
 
 describe('conformance arguments', () => {
@@ -120,6 +120,7 @@ it('writes JUnit XML that holds any text the service sent, control characters in
   expect(xml).toContain('<testsuites name="plant-store conformance" tests="2" failures="1" time="1.500">');
   expect(xml).toContain('<testcase classname="getPlants" name="schema"/>');
   expect(xml).toContain('answered 500: &quot;\\u0000&lt;&amp;&gt;&quot;');
+  expect(xml).toContain(`The promise it broke: ${CHECKS['no-5xx']}.`);
   expect(xml).toContain('Bearer $' + '{PLANT_STORE_TOKEN}');
   // biome-ignore lint/suspicious/noControlCharactersInRegex: XML 1.0 cannot hold these; the file must not either.
   expect(xml).not.toMatch(/[\u0000-\u0008]/);

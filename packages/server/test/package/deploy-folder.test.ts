@@ -122,6 +122,13 @@ describe('the deploy folder', () => {
     expect(existsSync(join(core, 'src'))).toBe(false);
   });
 
+  it('checks a deployment with `plant-store conformance` (@plant-store/conformance, deployed with the server)', async () => {
+    const token = (await cli('token', 'create', '--subject', 'deployed-conformance')).trim().split('\n').at(-1)!;
+    const server = await serve({ METRICS_PORT: '0' });
+    const output = await cli('conformance', '--base-url', server.url, '--token', token, '--requests', '20');
+    expect(output).toMatch(/^PASSED/m);
+  }, 60_000);
+
   it('runs the service: API, contract, metrics, then a clean SIGTERM', async () => {
     const token = (await cli('token', 'create', '--subject', 'deployed')).trim().split('\n').at(-1)!;
     const server = await serve({ METRICS_PORT: '0' });
