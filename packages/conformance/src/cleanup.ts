@@ -58,6 +58,8 @@ export async function cleanUp(run: RunContext): Promise<CleanupOutcome> {
     return ids;
   };
 
+  const create = run.contract.byRole('create');
+  const sentCreates = create !== undefined && (run.client.methods.get(create.method) ?? 0) > 0;
   const principals = new Set<Principal>(['token', ...(run.options.secondToken ? (['second-token'] as const) : [])]);
   for (const principal of run.ledger.principals() as Principal[]) principals.add(principal);
   for (const principal of principals) {
@@ -70,7 +72,8 @@ export async function cleanUp(run: RunContext): Promise<CleanupOutcome> {
       else failed.push(id);
       run.ledger.remove(principal, id);
     }
-    if (run.options.readOnly) continue;
+    // A run that sent no create (read-only, or stopped at the token check) has nothing to find.
+    if (!sentCreates) continue;
     const leftovers = await listed(principal);
     for (const id of leftovers ?? []) {
       // The id as sent, then what a deployment that read the JSON number as a double stored: the double's exact value,

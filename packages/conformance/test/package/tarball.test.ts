@@ -73,6 +73,7 @@ describe('the packed conformance checker', () => {
     expect(files).toContain('package/bin/plant-store-conformance.js');
     expect(files).toContain('package/dist/cli.js');
     expect(files).toContain('package/dist/openapi.yaml');
+    expect(files).toContain('package/README.md');
     expect(files.filter((file) => file.includes('/src/') || file.includes('/test/'))).toEqual([]);
     const installed = join(project, 'node_modules/@plant-store/conformance');
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));

@@ -1,6 +1,6 @@
 // Cleanup always: through a deployment that reads ids as doubles (9007199254740993 is stored as 9007199254740992),
 // the run's deletes by the ids it sent miss, and it still leaves nothing behind: it finds its plants by the run's name
-// prefix and deletes them under the id the deployment made of them.
+// prefix and deletes them under the id the deployment made of them. A run that created nothing looks for nothing.
 import { startTestServer, type TestServer } from '@plant-store/test-kit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
@@ -53,3 +53,14 @@ it.each([
   },
   120_000,
 );
+
+it('looks for nothing to clean up when it created nothing (a refused token: one request, then exit 2)', async () => {
+  const proxy = await startProxy(t.url);
+  try {
+    const run = await conformance(['--base-url', proxy.url, '--token', 'pst_not-a-token-of-this-service']);
+    expect(run.code, run.output).toBe(2);
+    expect(proxy.seen.map((request) => `${request.method} ${request.url}`)).toEqual(['GET /plants?limit=1']);
+  } finally {
+    await proxy.close();
+  }
+});
