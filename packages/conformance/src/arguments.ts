@@ -32,6 +32,7 @@ function checkList(): string[] {
 /** The --help text, for the command as typed (`plant-store conformance` or `plant-store-conformance`). */
 export function conformanceUsage(command = DEFAULT_COMMAND): string {
   return `Usage: ${command} --base-url URL [--token T] [options]
+       ${command} proxy --upstream URL --port P [--report FILE]   (a validating proxy: proxy --help)
 
 Checks a running deployment against openapi.yaml from outside: requests generated from the contract (valid and
 invalid), every answer checked, and stateful checks (create, page through, delete) against a model. Needs only a URL

@@ -1,12 +1,18 @@
 // The command line's entry (`plant-store-conformance`, and `plant-store conformance` delegates here): runs the
 // checker with Ctrl-C (SIGINT) or SIGTERM stopping the run and deleting what it created; a second one ends the process
-// at once.
+// at once. `proxy` as the first argument runs the validating proxy instead (proxy/command.ts), which stops on the same
+// signals.
+import { proxyCommand } from './proxy/command.js';
 import { type ConformanceIo, runConformance } from './run-conformance.js';
 
 export type { ConformanceIo } from './run-conformance.js';
 
-/** Resolves to the exit code: 0 every check passed, 1 a check failed (or interrupted), 2 usage error. */
+/**
+ * Resolves to the exit code: 0 every check passed (the proxy: saw no violation), 1 a check failed (or interrupted; the
+ * proxy: saw a violation), 2 usage error.
+ */
 export async function conformanceCommand(args: string[], io: ConformanceIo): Promise<number> {
+  if (args[0] === 'proxy') return proxyCommand(args.slice(1), io);
   const controller = new AbortController();
   const stop = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(signal === 'SIGINT' ? 130 : 143);

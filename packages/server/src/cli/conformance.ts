@@ -12,6 +12,14 @@ export const conformanceCommand: StandaloneCommand = {
         'configuration or database needed; see `plant-store conformance --help`)',
       ],
     },
+    {
+      synopsis: 'conformance proxy --upstream URL --port P [...]',
+      description: [
+        'forward traffic to a deployment and check every request and answer',
+        'against openapi.yaml; the report and exit code on Ctrl-C (see',
+        '`plant-store conformance proxy --help`)',
+      ],
+    },
   ],
   async runStandalone(args, io) {
     // Loaded on demand: fast-check and the checks stay out of `serve`.
