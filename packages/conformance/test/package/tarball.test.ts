@@ -1,7 +1,8 @@
-// Proves the tarball, not the source: pack the package with pnpm, then run the CI example of the documentation as
-// written (CI_EXAMPLE: install the tarball with npm alone into an empty folder outside the workspace, no workspace
-// package among its dependencies since the contract is bundled; run the command with npx against a started service,
-// tokens from the environment, writing JUnit and the JSON report), and its --help and a usage error.
+// Proves the tarball, not the source: pack the package with pnpm, then run the CI example of the manual as written
+// (CI_EXAMPLE, read from docs/conformance.md: install the tarball with npm alone into an empty folder outside the
+// workspace, no workspace package among its dependencies since the contract is bundled; run the command with npx
+// against a started service, tokens from the environment, writing JUnit and the JSON report), and its --help and a
+// usage error.
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,11 +20,22 @@ const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.
 let tarball: string;
 let server: TestServer;
 
-/** The documentation's CI example, line by line, exactly as it is to be pasted into a CI job's script. */
-const CI_EXAMPLE = [
-  'npm install --no-audit --no-fund ./plant-store-conformance-1.0.0.tgz',
-  'npx plant-store-conformance --base-url "$BASE_URL" --junit conformance.xml --report-json conformance.json',
-];
+/** The heading of the manual's section whose first `sh` block is the CI example. */
+const CI_HEADING = '## In CI: install the tarball, run two lines';
+
+/** The lines of the first fenced `sh` block under `heading` in `markdown`. */
+function ciExample(markdown: string, heading: string): string[] {
+  const section = markdown.split(`\n${heading}\n`)[1];
+  const block = section?.split('\n## ')[0]?.match(/^```sh\n([\s\S]*?)\n```$/m)?.[1];
+  if (block === undefined) throw new Error(`no \`\`\`sh block under "${heading}"`);
+  return block.split('\n');
+}
+
+/** The manual's CI example, line by line, exactly as it is to be pasted into a CI job's script. */
+const CI_EXAMPLE = ciExample(
+  readFileSync(new URL('../../../../docs/conformance.md', import.meta.url), 'utf8'),
+  CI_HEADING,
+);
 
 /** Runs one line of the CI example in the job's folder with the job's environment. */
 async function ciStep(line: string, jobEnv: Record<string, string>): Promise<{ code: number; output: string }> {
@@ -88,6 +100,11 @@ describe('the packed conformance checker', () => {
     ]);
     expect(readdirSync(join(project, 'node_modules/@plant-store'))).toEqual(['conformance']);
     expect(existsSync(join(project, 'node_modules/.bin/plant-store-conformance'))).toBe(true);
+  });
+
+  it("takes its CI example from the manual: two lines, the same in the package's README", () => {
+    expect(CI_EXAMPLE).toHaveLength(2);
+    expect(readFileSync(join(packageDir, 'README.md'), 'utf8')).toContain(`\n${CI_EXAMPLE.join('\n')}\n`);
   });
 
   it('prints its usage with --help and exits 0', async () => {
