@@ -9,6 +9,7 @@ import type { Exchange, Principal } from './http-client.js';
 import { edgePlans, type GenerationContext, type Plan, plans, render, type Shape, validShape } from './requests.js';
 import type { RunContext } from './run-context.js';
 import { runName } from './run-names.js';
+import { RawNumber } from './schema-arbitraries.js';
 
 export interface Budget {
   /** Generated requests to send (edges included). */
@@ -82,16 +83,27 @@ export function bodyNameField(
 function withRunName(run: RunContext, plan: Plan): Plan {
   const body = plan.shape.body as Record<string, unknown> | undefined;
   const field = bodyNameField(plan.operation);
-  const id = idOf(body?.[bodyIdField(plan.operation) ?? 'id']);
+  const value = body?.[bodyIdField(plan.operation) ?? 'id'];
+  // A wrong form of an id of the run (`<id>.5`, the id as text: the one rule such a plan breaks) is named for that
+  // id too: a deployment that rounds numbers to doubles stores `<id>.5` as an integer beside it, which the cleanup
+  // then finds by name.
+  const id = idOf(value) ?? idOf(value instanceof RawNumber ? /^(-?\d+)\.5$/.exec(value.text)?.[1] : undefined);
   if (!body || !field || id === undefined || typeof body[field.name] !== 'string') return plan;
   const name = runName(run.namePrefix, id, body[field.name] as string, field.maxLength);
   return { ...plan, shape: { ...plan.shape, body: { ...body, [field.name]: name } } };
 }
 
+/** Whether the plan's one broken rule is its body's id, sent as `<id>.5` or as text. */
+function isWrongIdForm(plan: Plan): boolean {
+  const value = (plan.shape.body as Record<string, unknown> | undefined)?.[bodyIdField(plan.operation) ?? 'id'];
+  return value instanceof RawNumber || typeof value === 'string';
+}
+
 /** Sends one plan and checks it against the model; updates the ledger with what it created or deleted. */
 export async function executePlan(run: RunContext, input: Plan): Promise<void> {
   const { operation } = input;
-  let plan = operation.role === 'create' && input.kind === 'valid' ? withRunName(run, input) : input;
+  const wrongIdForm = input.kind === 'invalid' && input.breaks === 'type' && isWrongIdForm(input);
+  let plan = operation.role === 'create' && (input.kind === 'valid' || wrongIdForm) ? withRunName(run, input) : input;
   const principal: Principal | undefined = plan.credentials.kind === 'token' ? plan.credentials.principal : undefined;
   const idName = idParameter(operation);
   if (plan.kind === 'delete-created' && principal && idName) {
