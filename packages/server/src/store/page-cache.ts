@@ -136,10 +136,21 @@ export class PageCache<Value = PlantPage> {
     }
   }
 
-  /** Forgets the owner's pages of any version but `version` (the owner's version in the database). */
-  keepVersion(this: PageCache<PlantPage>, owner: string, version: string): void {
+  /** The oldest version among the owner's cached pages; undefined when none is cached. */
+  oldestVersion(this: PageCache<PlantPage>, owner: string): bigint | undefined {
+    let oldest: bigint | undefined;
+    for (const id of this.#keysByOwner.get(owner) ?? []) {
+      const version = this.#pages.get(id)?.page.version;
+      if (version !== undefined && (oldest === undefined || BigInt(version) < oldest)) oldest = BigInt(version);
+    }
+    return oldest;
+  }
+
+  /** Forgets the owner's pages older than `version`. */
+  forgetOlderThan(this: PageCache<PlantPage>, owner: string, version: bigint): void {
     for (const id of [...(this.#keysByOwner.get(owner) ?? [])]) {
-      if (this.#pages.get(id)?.page.version !== version) this.#remove(id);
+      const entry = this.#pages.get(id);
+      if (entry && BigInt(entry.page.version) < version) this.#remove(id);
     }
   }
 

@@ -97,4 +97,17 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
       CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
       CREATE INDEX idempotency_keys_owner_created ON idempotency_keys (owner, created_at);`,
   },
+  {
+    version: 5,
+    description: 'the last plant changes of each owner, by version, replayed over cached pages by other processes',
+    sql: `
+      CREATE TABLE plant_changes (
+        owner TEXT NOT NULL,
+        slot INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        id INTEGER NOT NULL,
+        created INTEGER NOT NULL,
+        PRIMARY KEY (owner, slot)
+      ) WITHOUT ROWID;`,
+  },
 ];
