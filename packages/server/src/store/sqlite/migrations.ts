@@ -110,4 +110,15 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
         PRIMARY KEY (owner, slot)
       ) WITHOUT ROWID;`,
   },
+  {
+    version: 6,
+    description: 'a generation of the tokens table, moved by every update or delete (revocations), for token caches',
+    sql: `
+      CREATE TABLE token_generation (only INTEGER PRIMARY KEY CHECK (only = 0), generation INTEGER NOT NULL);
+      INSERT INTO token_generation (only, generation) VALUES (0, 0);
+      CREATE TRIGGER tokens_updated AFTER UPDATE ON tokens
+        BEGIN UPDATE token_generation SET generation = generation + 1; END;
+      CREATE TRIGGER tokens_deleted AFTER DELETE ON tokens
+        BEGIN UPDATE token_generation SET generation = generation + 1; END;`,
+  },
 ];
