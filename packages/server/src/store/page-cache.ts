@@ -137,10 +137,31 @@ export class PageCache<Value = PlantPage> {
     }
   }
 
-  /** Forgets the owner's pages of any version but `version` (the owner's version in the database). */
-  keepVersion(this: PageCache<PlantPage>, owner: string, version: string): void {
+  /** The oldest version among the owner's cached pages; undefined when none is cached. */
+  oldestVersion(this: PageCache<PlantPage>, owner: string): bigint | undefined {
+    // Versions are decimal strings of non-negative integers: the shorter is the smaller, else the first in text
+    // order. Compared as text, not as BigInt: this runs on every write and every owner check (a profile of two
+    // workers found 3.6% of a worker's CPU in BigInt conversions here).
+    let oldest: string | undefined;
+    for (const id of this.#keysByOwner.get(owner) ?? []) {
+      const version = this.#pages.get(id)?.page.version;
+      if (
+        version !== undefined &&
+        (oldest === undefined ||
+          version.length < oldest.length ||
+          (version.length === oldest.length && version < oldest))
+      ) {
+        oldest = version;
+      }
+    }
+    return oldest === undefined ? undefined : BigInt(oldest);
+  }
+
+  /** Forgets the owner's pages older than `version`. */
+  forgetOlderThan(this: PageCache<PlantPage>, owner: string, version: bigint): void {
     for (const id of [...(this.#keysByOwner.get(owner) ?? [])]) {
-      if (this.#pages.get(id)?.page.version !== version) this.#remove(id);
+      const entry = this.#pages.get(id);
+      if (entry && BigInt(entry.page.version) < version) this.#remove(id);
     }
   }
 

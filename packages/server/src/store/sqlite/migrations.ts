@@ -97,4 +97,28 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
       CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
       CREATE INDEX idempotency_keys_owner_created ON idempotency_keys (owner, created_at);`,
   },
+  {
+    version: 5,
+    description: 'the last plant changes of each owner, by version, replayed over cached pages by other processes',
+    sql: `
+      CREATE TABLE plant_changes (
+        owner TEXT NOT NULL,
+        slot INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        id INTEGER NOT NULL,
+        created INTEGER NOT NULL,
+        PRIMARY KEY (owner, slot)
+      ) WITHOUT ROWID;`,
+  },
+  {
+    version: 6,
+    description: 'a generation of the tokens table, moved by every update or delete (revocations), for token caches',
+    sql: `
+      CREATE TABLE token_generation (only INTEGER PRIMARY KEY CHECK (only = 0), generation INTEGER NOT NULL);
+      INSERT INTO token_generation (only, generation) VALUES (0, 0);
+      CREATE TRIGGER tokens_updated AFTER UPDATE ON tokens
+        BEGIN UPDATE token_generation SET generation = generation + 1; END;
+      CREATE TRIGGER tokens_deleted AFTER DELETE ON tokens
+        BEGIN UPDATE token_generation SET generation = generation + 1; END;`,
+  },
 ];

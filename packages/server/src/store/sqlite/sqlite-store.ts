@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { PageCache, pageChangedBy } from '../page-cache.js';
 import type { PlantPage, Store, StoredPlant, TokenRecord } from '../store.js';
 import { type TokenRow, toTokenRecord } from '../token-row.js';
+import { createChangeLog } from './change-log.js';
 import { checkBeforeOpen, watchFile } from './file-guard.js';
 import { prepareDatabaseFile } from './file-mode.js';
 import { asStoreError, createGroupCommit } from './group-commit.js';
@@ -100,16 +101,20 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
 
   const outbox = createSqliteOutbox(db, write, statement);
   const idempotency = createSqliteIdempotency(db, write, statement);
+  const changes = createChangeLog(statement);
 
   // Read caches. data_version moves when another connection commits (another worker of `serve --workers`, the CLI);
   // this connection's own writes update what they may alter. It is read before every cached answer, except that a
   // request reads it once (its token, then its page: a commit by another process is seen by every request that
   // arrives after it); each read costs about 3 us. A request's window closes with the turn of the event loop it began
-  // in, or when the next request begins. When it has moved, token records are dropped (tokens change rarely), but
-  // pages are not: the first list of an owner after each move reads the owner's version in the database (one
-  // primary-key lookup) and forgets that owner's pages of any other version, so a busy worker beside this one costs a
-  // lookup per owner instead of emptying every page each time it commits. Between moves, this process's own writes
-  // keep its pages' versions (afterWrite), as they always have.
+  // in, or when the next request begins. When it has moved, the first token lookup reads the tokens' generation (one
+  // row, moved by a trigger on every update or delete of a token: a revocation by any process, the CLI included) and
+  // drops the cached token records only when that has moved too; dropping them at every move made each worker of
+  // `serve --workers 2` re-read a token on ~40% of its requests. Pages are not dropped either: the first list of an
+  // owner after each move reads the owner's version in the database (one primary-key lookup) and, where another
+  // process has written since, replays that owner's changes from the change log over its cached pages
+  // (change-log.ts), so a busy worker beside this one costs a lookup per owner and keeps the pages its writes cannot
+  // have altered. Between moves, this process's own writes keep its pages' versions (afterWrite), as they always have.
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let seenVersion = -1;
   let inRequest = false;
@@ -132,6 +137,9 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   const tokensByHash = new Map<string, TokenRecord & { secretHash: Buffer }>();
   /** Owners whose pages were checked against the database since data_version last moved; bounded (clients choose). */
   const checkedOwners = new Set<string>();
+  /** Whether the tokens' generation was read since data_version last moved, and the one the cached records are of. */
+  let tokensChecked = false;
+  let tokenGeneration: number | undefined;
   const fresh = () => {
     if (checked) return;
     checked = inRequest;
@@ -139,7 +147,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     if (version !== seenVersion) {
       seenVersion = version;
       checkedOwners.clear();
-      tokensByHash.clear();
+      tokensChecked = false;
     }
   };
   /** Forgets the owner's pages that another process's commit may have outdated, once per move of data_version. */
@@ -148,13 +156,21 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     const row = statement('SELECT version FROM owner_versions WHERE owner = ?').safeIntegers(true).get(owner) as
       | { version: bigint }
       | undefined;
-    pages.keepVersion(owner, String(row?.version ?? 0n));
+    changes.catchUp(pages, owner, row?.version ?? 0n);
     if (checkedOwners.size >= MAX_CHECKED_OWNERS) checkedOwners.clear();
     checkedOwners.add(owner);
   };
   /** The token record for a secret's hash when the cache holds it and it is current. */
   const cachedToken = (secretHash: Buffer) => {
     fresh();
+    if (!tokensChecked) {
+      tokensChecked = true;
+      const generation = statement('SELECT generation FROM token_generation').pluck().get() as number;
+      if (generation !== tokenGeneration) {
+        tokenGeneration = generation;
+        tokensByHash.clear();
+      }
+    }
     return tokensByHash.get(secretHash.toString('latin1'));
   };
 
@@ -166,14 +182,25 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     );
     return outbox.createWithEvent(owner, plant, () => {
       const inserted = insert.run(owner, plant.id, plant.name, plant.tag ?? null).changes === 1;
-      if (inserted) moved(idempotency.bump(owner, true, 0));
+      if (inserted) {
+        const version = idempotency.bump(owner, true, 0);
+        changes.record(owner, version, 'create', plant.id);
+        moved(version);
+      }
       return inserted;
     });
   };
-  /** The version before a write that moved the owner's to `version` (each write moves it by one). */
-  const before = (version: string) => String(BigInt(version) - 1n);
+  /**
+   * The version before a write that moved the owner's to `version` (each write moves it by one), with the owner's
+   * pages brought up to it first: another process may have written to the owner since they were cached.
+   */
+  const before = (owner: string, version: string) => {
+    const previous = BigInt(version) - 1n;
+    changes.catchUp(pages, owner, previous);
+    return String(previous);
+  };
   const committedCreate = (owner: string, id: bigint, version: string) => {
-    pages.afterWrite(owner, before(version), version, (page, after) => pageChangedBy('create', id, page, after));
+    pages.afterWrite(owner, before(owner, version), version, (page, after) => pageChangedBy('create', id, page, after));
     outbox.committed();
   };
 
@@ -225,10 +252,17 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       async delete(owner, id) {
         const remove = statement('DELETE FROM plants WHERE owner = ? AND id = ?');
         const version = await write(
-          db.transaction(() => (remove.run(owner, id).changes === 1 ? idempotency.bump(owner, true, 0) : undefined)),
+          db.transaction(() => {
+            if (remove.run(owner, id).changes !== 1) return undefined;
+            const moved = idempotency.bump(owner, true, 0);
+            changes.record(owner, moved, 'delete', id);
+            return moved;
+          }),
         );
         if (version === undefined) return false;
-        pages.afterWrite(owner, before(version), version, (page, after) => pageChangedBy('delete', id, page, after));
+        pages.afterWrite(owner, before(owner, version), version, (page, after) =>
+          pageChangedBy('delete', id, page, after),
+        );
         return true;
       },
     },

@@ -20,6 +20,22 @@ describe('PageCache', () => {
     expect(cache.get('owner', 'k98')).toBeUndefined();
   });
 
+  it('knows the oldest version among an owner’s pages, by number, and forgets those older than a version', () => {
+    const cache = new PageCache();
+    const at = (version: string) => pageOf('[]', { lastId: undefined, hasMore: false, version });
+    expect(cache.oldestVersion('owner')).toBeUndefined();
+    cache.set('owner', 'a', at('10'), undefined);
+    cache.set('owner', 'b', at('9'), undefined);
+    cache.set('owner', 'c', at('11'), undefined);
+    cache.set('other', 'a', at('2'), undefined);
+    expect(cache.oldestVersion('owner')).toBe(9n);
+    cache.forgetOlderThan('owner', 10n);
+    expect(cache.get('owner', 'b')).toBeUndefined();
+    expect(cache.oldestVersion('owner')).toBe(10n);
+    expect(cache.get('owner', 'c')).toBeDefined();
+    expect(cache.oldestVersion('other')).toBe(2n);
+  });
+
   it('refuses a value larger than the whole bound, and forgets an owner’s entries on a write', () => {
     const cache = new PageCache<{ size: number }>(4096, (value) => value.size);
     cache.set('a', 'huge', { size: 5000 });

@@ -100,3 +100,30 @@ it('refuses a token revoked by another process from the next request on', async 
     await store.close();
   }
 });
+
+it("keeps token records cached across another process's plant writes, reading only the tokens' generation", async () => {
+  const path = join(dir, 'token-generation.db');
+  const store = openSqliteStore(path);
+  await store.migrate();
+  const { issueToken, authenticateToken } = await import('../../../../src/auth/tokens.js');
+  const { token, record } = await issueToken(store.tokens, { subject: 'alice' });
+  const other = new Database(path);
+  try {
+    store.beginRequest!();
+    expect((await authenticateToken(store.tokens, token)).ok).toBe(true);
+    // Another process's create moves data_version; a change to the token made without moving its generation (the
+    // trigger dropped) shows whether the record was read again: it was not.
+    other.exec('DROP TRIGGER tokens_updated');
+    other.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), record.id);
+    other.prepare("INSERT INTO plants (owner, id, name) VALUES ('owner', 1, 'one')").run();
+    store.beginRequest!();
+    expect((await authenticateToken(store.tokens, token)).ok).toBe(true);
+    // Once the generation moves, the record is read again.
+    other.prepare('UPDATE token_generation SET generation = generation + 1').run();
+    store.beginRequest!();
+    expect(await authenticateToken(store.tokens, token)).toEqual({ ok: false, reason: 'revoked' });
+  } finally {
+    other.close();
+    await store.close();
+  }
+});

@@ -1,0 +1,56 @@
+// The SQLite store's change log: each owner's last CHANGES_KEPT plant changes (a create or a delete, and the plant's
+// id), by the owner's version each one made, written in the write's own transaction. Another process on the same
+// file (`serve --workers N`) hears of a commit only as a move of data_version; with the log it replays the owner's
+// changes over its cached pages (pageChangedBy, as it does for its own writes) instead of forgetting every page of
+// an owner another process wrote to. Without it, two workers on the mixed workload answered 5% of lists from the
+// cache where one worker answered 59%, and spent more CPU per request than one (docs: workers-docs.md's figures).
+import type Database from 'better-sqlite3';
+import { type PageCache, pageChangedBy } from '../page-cache.js';
+import type { PlantPage } from '../store.js';
+
+/** Changes kept per owner; a process further behind on an owner than this forgets that owner's pages, as before. */
+export const CHANGES_KEPT = 32n;
+
+export interface ChangeLog {
+  /** Inside the write that moved the owner's version to `version`: records what it changed. */
+  record(owner: string, version: string, change: 'create' | 'delete', id: bigint): void;
+  /**
+   * Brings the owner's cached pages up to `version`: a page that no change since its own version can have altered is
+   * kept (with the new version), every other older page is forgotten, and so is any page whose changes are no longer
+   * all in the log.
+   */
+  catchUp(pages: PageCache<PlantPage>, owner: string, version: bigint): void;
+}
+
+interface ChangeRow {
+  version: bigint;
+  id: bigint;
+  created: bigint;
+}
+
+export function createChangeLog(statement: (sql: string) => Database.Statement): ChangeLog {
+  return {
+    record(owner, version, change, id) {
+      statement(
+        `INSERT INTO plant_changes (owner, slot, version, id, created) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (owner, slot) DO UPDATE SET version = excluded.version, id = excluded.id, created = excluded.created`,
+      ).run(owner, BigInt(version) % CHANGES_KEPT, BigInt(version), id, change === 'create' ? 1 : 0);
+    },
+    catchUp(pages, owner, version) {
+      const oldest = pages.oldestVersion(owner);
+      if (oldest === undefined || oldest >= version) return;
+      const changes = statement(
+        'SELECT version, id, created FROM plant_changes WHERE owner = ? AND version > ? AND version <= ? ORDER BY version',
+      )
+        .safeIntegers(true)
+        .all(owner, oldest, version) as ChangeRow[];
+      for (const change of changes) {
+        const kind = change.created === 1n ? 'create' : 'delete';
+        pages.afterWrite(owner, String(change.version - 1n), String(change.version), (page, after) =>
+          pageChangedBy(kind, change.id, page, after),
+        );
+      }
+      pages.forgetOlderThan(owner, version);
+    },
+  };
+}
