@@ -5,6 +5,7 @@
 import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { BODY_LIMIT_BYTES } from '@plant-store/contract';
 import type { ConformanceContract } from '../contract.js';
 import { answerProblems, undeclaredOperation } from './answer-checks.js';
@@ -214,6 +215,27 @@ export async function startProxy(
     const work = exchange(client, res);
     pending.add(work);
     void work.finally(() => pending.delete(work));
+  });
+  // A request Node's HTTP parser refuses (control bytes or non-ASCII in a header, headers past its limit) cannot be
+  // forwarded: the proxy answers it as the service does, in the contract's Error shape (431 for headers too large,
+  // else 400), and reports it. A socket error with no request (a reset) is no request to answer.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!error.code?.startsWith('HPE_') || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, reason] =
+      error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
+    violations.add(
+      'request',
+      '(unreadable)',
+      'http',
+      `a request HTTP/1.1 does not allow (${error.code}): answered ${status}`,
+    );
+    const body = JSON.stringify({ error: status, message: `the request is not valid HTTP/1.1 (${error.code})` });
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -2,6 +2,7 @@
 // writes): every break is reported with its direction, operation and rule, the client still gets the upstream's
 // bytes as sent, and the exit code says a violation was seen. Hostile upstreams (a flood, control characters,
 // silence, no upstream at all) cost the proxy neither its memory nor its answer.
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ProxyRun, rulesOf, startProxyRun } from '../support/proxy-run.js';
 import { type RawAnswer, type RawUpstream, rawAnswer, startRawUpstream } from '../support/raw-upstream.js';
@@ -106,6 +107,29 @@ describe('plant-store-conformance proxy against broken upstreams', () => {
     const samples = report.violations.map((violation) => violation.sample).join('\n');
     expect(samples).toContain('unknown query parameter "tag"');
     expect(samples).toContain('body field "id" must be an integer from');
+  });
+
+  it('answers a request HTTP/1.1 does not allow in the Error shape, without forwarding it, and reports it', async () => {
+    const { proxy, upstream } = await through(() => rawAnswer(200, '[]', json));
+    const { port } = new URL(proxy.url);
+    const raw = await new Promise<string>((resolve) => {
+      let text = '';
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.write('GET /plants HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n'),
+      );
+      socket.on('data', (chunk) => {
+        text += chunk.toString('latin1');
+      });
+      socket.on('close', () => resolve(text));
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: 400,
+      message: 'the request is not valid HTTP/1.1 (HPE_INVALID_HEADER_TOKEN)',
+    });
+    expect(upstream.requests).toHaveLength(0);
+    const { report } = await proxy.stop();
+    expect(rulesOf(report)).toEqual(['request (unreadable) http']);
   });
 
   it('forwards a flood whole without keeping it, and escapes control characters an upstream puts in its text', async () => {
