@@ -3,7 +3,8 @@
 // file (`serve --workers N`) hears of a commit only as a move of data_version; with the log it replays the owner's
 // changes over its cached pages (pageChangedBy, as it does for its own writes) instead of forgetting every page of
 // an owner another process wrote to. Without it, two workers on the mixed workload answered 5% of lists from the
-// cache where one worker answered 59%, and spent more CPU per request than one (docs: workers-docs.md's figures).
+// cache where one worker answered 59%, and spent more CPU per request than one (the figures: docs/performance.md and
+// the report it links).
 import type Database from 'better-sqlite3';
 import { type PageCache, pageChangedBy } from '../page-cache.js';
 import type { PlantPage } from '../store.js';
