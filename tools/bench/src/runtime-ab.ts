@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { plantStore, sqliteFile, type Target } from './targets.js';
-import { type Scenario, type WrkResult, wrk } from './wrk.js';
+import { requireWrk, type Scenario, type WrkResult, wrkAgainst } from './wrk.js';
 
 const { values } = parseArgs({
   options: {
@@ -28,15 +28,7 @@ if (!baseCheckout || !baseNode) {
   console.error('usage: pnpm bench:runtime --base-checkout DIR --base-node PATH [--rounds 3] [--seconds 5]');
   process.exit(2);
 }
-try {
-  execFileSync('wrk', ['--version'], { stdio: 'ignore' });
-} catch (error) {
-  // wrk --version exits 1 after printing; only a missing binary is fatal.
-  if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-    console.error('wrk is not installed: apt-get install -y wrk');
-    process.exit(2);
-  }
-}
+requireWrk();
 
 const versionOf = (node: string) => execFileSync(node, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
 const scenarios = values.scenarios.split(',').map((text) => text.trim()) as Scenario[];
@@ -62,16 +54,7 @@ try {
       // Deletes remove what the create run of the same round made on the same server.
       const base = 1_000_000 + round * 100_000_000 + (scenario === 'delete' ? 1 : index) * 10_000_000;
       const measure = (running: typeof oldServer) =>
-        wrk({
-          url: running.url,
-          scenario,
-          token: running.token,
-          tokens: running.tokens,
-          base,
-          seconds,
-          connections: Number(values.connections),
-          serverPid: running.pid,
-        });
+        wrkAgainst(running, { scenario, base, seconds, connections: Number(values.connections) });
       const oldFirst = round % 2 === 1;
       const first = await measure(oldFirst ? oldServer : newServer);
       const second = await measure(oldFirst ? newServer : oldServer);
