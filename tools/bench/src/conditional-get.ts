@@ -2,6 +2,7 @@
 // with 200 plants per principal) answers GET /plants?limit=100 to wrk (core 1) in alternating rounds: plain (200, the
 // whole page) and with If-None-Match naming the page's current ETag (304, no body). Prints each round and the median
 // ratio of requests per second, 304 over 200, taken in the same run.
+import { show, spread } from './stats.js';
 import { plantStore, sqliteFile } from './targets.js';
 import { requireWrk, wrkAgainst } from './wrk.js';
 
@@ -36,8 +37,7 @@ try {
         `ratio ${ratios.at(-1)!.toFixed(2)}x`,
     );
   }
-  const sorted = [...ratios].sort((x, y) => x - y);
-  console.log(`median ratio, requests per second 304 / 200: ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}x`);
+  console.log(`median ratio (min-max), requests per second 304 / 200: ${show(spread(ratios), 2)}x`);
 } finally {
   await server.stop();
 }

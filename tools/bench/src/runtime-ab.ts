@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { show, spread } from './stats.js';
 import { plantStore, sqliteFile, type Target } from './targets.js';
 import { requireWrk, type Scenario, type WrkResult, wrkAgainst } from './wrk.js';
 
@@ -69,12 +70,7 @@ try {
   await Promise.all([oldServer.stop(), newServer.stop()]);
 }
 
-const median = (list: number[]) => {
-  const sorted = [...list].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
-const spread = (list: number[], digits = 0) =>
-  `${median(list).toFixed(digits)} (${Math.min(...list).toFixed(digits)}-${Math.max(...list).toFixed(digits)})`;
+const median = (list: number[]) => spread(list)?.median ?? Number.NaN;
 const lines = [
   `Runtime A/B: old = ${oldSide.name}, new = ${newSide.name}. ${rounds} rounds x ${scenarios.length} scenarios x`,
   `${seconds} s, ${values.connections} connections, SQLite with group commit, both servers on core 0 and wrk on core 1,`,
@@ -89,7 +85,7 @@ for (const scenario of scenarios) {
   const of = (side: 'old' | 'new', figure: keyof WrkResult) => list.map((pair) => pair[side][figure]);
   const ratios = list.map((pair) => pair.new.requestsPerSec / pair.old.requestsPerSec);
   lines.push(
-    `| ${scenario} | ${spread(of('old', 'requestsPerSec'))} | ${spread(of('new', 'requestsPerSec'))} | ${spread(ratios, 2)}x | ${spread(of('old', 'cpuUsPerRequest'))} | ${spread(of('new', 'cpuUsPerRequest'))} | ${median(of('old', 'p99Ms'))} | ${median(of('new', 'p99Ms'))} | ${Math.max(...of('old', 'maxRssMb'))} | ${Math.max(...of('new', 'maxRssMb'))} |`,
+    `| ${scenario} | ${show(spread(of('old', 'requestsPerSec')))} | ${show(spread(of('new', 'requestsPerSec')))} | ${show(spread(ratios), 2)}x | ${show(spread(of('old', 'cpuUsPerRequest')))} | ${show(spread(of('new', 'cpuUsPerRequest')))} | ${median(of('old', 'p99Ms'))} | ${median(of('new', 'p99Ms'))} | ${Math.max(...of('old', 'maxRssMb'))} | ${Math.max(...of('new', 'maxRssMb'))} |`,
   );
 }
 console.log(lines.join('\n'));
