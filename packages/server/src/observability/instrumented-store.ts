@@ -1,5 +1,7 @@
 // A decorator around any Store: times each repository call into the metrics and, with tracing on, runs it inside a
-// child span. It sits outside the engines, so SQLite and PostgreSQL are measured the same way.
+// child span. It sits outside the engines, so SQLite and PostgreSQL are measured the same way, and it finds the
+// store's methods at run time: a method the Store gains is measured with no line here. The per-call path is built
+// once per method, so a call costs what a hand-written wrapper would.
 import type { Store, TokenRepository } from '../store/store.js';
 import { StoreUnavailableError } from '../store/store.js';
 import type { Metrics } from './metrics.js';
@@ -76,13 +78,15 @@ export function instrumentStore(store: Store, metrics: Metrics | undefined, span
       }
     };
   };
-  /** Every method of one repository, timed (and traced unless it runs outside requests), but those that are no call. */
+  /** Every method of one repository, timed, and traced unless the repository is called outside requests. */
   const wrap = (prefix: string, repository: object): object => {
     const methods = repository as Record<string, (...args: unknown[]) => Promise<unknown>>;
     const traced = !UNTRACED.has(prefix);
     const wrapped: Record<string, unknown> = {};
     for (const name of methodNames(repository)) {
       const method = `${prefix}.${name}`;
+      // Two methods are no call to the database: the token cache answers synchronously, and onQueued registers a
+      // listener.
       if (method === 'tokens.cachedByHash')
         wrapped[name] = cachedTokens(methods[name]!.bind(repository) as unknown as CachedLookup);
       else if (method === 'webhooks.onQueued') wrapped[name] = methods[name]!.bind(repository);
