@@ -1,6 +1,7 @@
 // The run's results: a count per operation and check, each failure with the exchanges that show it, and the table
 // people read. The check names are stable: CI logs, the JUnit file and the README use them. A problem or a reason
 // quotes what the deployment sent, so both are kept with their control characters escaped: the report prints them.
+import { SERVED_CONTRACT_PATH } from '@plant-store/contract';
 import { escapeControls } from './control-characters.js';
 import type { Exchange } from './http-client.js';
 
@@ -45,7 +46,7 @@ export const CHECKS = {
     'a Link walk lists every plant present throughout exactly once while creates and deletes land between its pages',
   'header-fuzzing':
     'control bytes, non-ASCII and huge values in headers get a 4xx in the Error shape or a success: never a 5xx, a hang or no answer',
-  'served-contract': 'the deployment serves the contract version this tool checks (/openapi.json)',
+  'served-contract': `the deployment serves the contract version this tool checks (${SERVED_CONTRACT_PATH})`,
   cleanup: 'everything the run created was deleted again',
 } as const;
 

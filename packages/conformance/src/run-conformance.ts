@@ -1,6 +1,7 @@
 // `plant-store conformance`: checks a running deployment against openapi.yaml from outside, with only a URL and
 // tokens (no configuration, no database). The one entry the CLI calls; exit code 0 pass, 1 a failed check, 2 usage.
 import { writeFileSync } from 'node:fs';
+import { SERVED_CONTRACT_PATH } from '@plant-store/contract';
 import {
   type ConformanceOptions,
   ConformanceUsageError,
@@ -65,10 +66,10 @@ async function checkTokens(run: RunContext): Promise<void> {
   }
 }
 
-/** Compares the contract version the deployment serves (/openapi.json, when it does) with this tool's. */
+/** Compares the contract version the deployment serves (at SERVED_CONTRACT_PATH, when it does) with this tool's. */
 async function checkServedContract(run: RunContext): Promise<void> {
   const operation = '(deployment)';
-  const request = { method: 'GET', target: '/openapi.json' };
+  const request = { method: 'GET', target: SERVED_CONTRACT_PATH };
   let exchange: Exchange;
   try {
     exchange = await run.client.send(request, run.signal);
@@ -81,7 +82,7 @@ async function checkServedContract(run: RunContext): Promise<void> {
     return;
   }
   if (exchange.status !== 200) {
-    run.results.skip(operation, 'served-contract', `GET /openapi.json answered ${exchange.status}`);
+    run.results.skip(operation, 'served-contract', `GET ${SERVED_CONTRACT_PATH} answered ${exchange.status}`);
     return;
   }
   let served: string | undefined;

@@ -4,10 +4,11 @@
 // very messages. No Node or DOM APIs.
 import { callerText } from './caller-text.js';
 import { BODY_LIMIT_BYTES } from './generated/operations.js';
+import { SERVED_CONTRACT_PATH } from './served-contract.js';
 
 /** The 404's message for a path no operation of the contract has (the path cut short, see caller-text.ts). */
 export const noRouteMessage = (method: string, path: string) =>
-  `no route ${method} ${callerText(path)}; see /openapi.json for the API`;
+  `no route ${method} ${callerText(path)}; see ${SERVED_CONTRACT_PATH} for the API`;
 
 /** The 405's message for a path the contract has under other methods (`methods`, also sent as Allow). */
 export const methodNotAllowedMessage = (method: string, path: string, methods: readonly string[]) =>

@@ -50,6 +50,7 @@ export {
   type Problem,
 } from './request-rules.js';
 export { isScope, SCOPES, type Scope } from './scopes.js';
+export { SERVED_CONTRACT_PATH } from './served-contract.js';
 export type { components, operations, paths, webhooks };
 
 export type Plant = components['schemas']['Plant'];

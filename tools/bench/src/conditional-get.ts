@@ -2,8 +2,9 @@
 // with 200 plants per principal) answers GET /plants?limit=100 to wrk (core 1) in alternating rounds: plain (200, the
 // whole page) and with If-None-Match naming the page's current ETag (304, no body). Prints each round and the median
 // ratio of requests per second, 304 over 200, taken in the same run.
+import { show, spread } from './stats.js';
 import { plantStore, sqliteFile } from './targets.js';
-import { requireWrk, wrk } from './wrk.js';
+import { requireWrk, wrkAgainst } from './wrk.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const SECONDS = Number(process.env.SECONDS ?? 5);
@@ -26,14 +27,9 @@ try {
   );
   const ratios: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    const base = { url: server.url, scenario: 'get' as const, token: server.token, base: 0, seconds: SECONDS };
-    const full = await wrk({ ...base, connections: CONNECTIONS, serverPid: server.pid });
-    const conditional = await wrk({
-      ...base,
-      connections: CONNECTIONS,
-      serverPid: server.pid,
-      headers: [`If-None-Match: ${etag}`],
-    });
+    const run = { scenario: 'get' as const, base: 0, seconds: SECONDS, connections: CONNECTIONS };
+    const full = await wrkAgainst(server, run);
+    const conditional = await wrkAgainst(server, { ...run, headers: [`If-None-Match: ${etag}`] });
     ratios.push(conditional.requestsPerSec / full.requestsPerSec);
     console.log(
       `round ${round}: 200 ${full.requestsPerSec.toFixed(0)} req/s (p50 ${full.p50Ms} ms, p99 ${full.p99Ms} ms); ` +
@@ -41,8 +37,7 @@ try {
         `ratio ${ratios.at(-1)!.toFixed(2)}x`,
     );
   }
-  const sorted = [...ratios].sort((x, y) => x - y);
-  console.log(`median ratio, requests per second 304 / 200: ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}x`);
+  console.log(`median ratio (min-max), requests per second 304 / 200: ${show(spread(ratios), 2)}x`);
 } finally {
   await server.stop();
 }

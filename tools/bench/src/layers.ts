@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { SwitchedLayer } from './layer-switches.js';
 import { Samples } from './stats.js';
 import { plantStore, type Running, sqliteFile, type Target, VARIANT_RUNTIME } from './targets.js';
-import { type Scenario, type WrkResult, wrk } from './wrk.js';
+import { type Scenario, type WrkResult, wrkAgainst } from './wrk.js';
 
 /** One row of the layer table: the server's env on top of DEFAULTS, and whether the row turns a feature on. */
 export interface Layer {
@@ -148,15 +148,11 @@ export async function priceLayers(options: {
         for (const index of order) {
           const target = targets[index]!;
           const server = running[index]!;
-          const result = await wrk({
-            url: server.url,
-            scenario: scenario === 'get' ? 'get' : scenario,
-            token: server.token,
-            tokens: server.tokens,
+          const result = await wrkAgainst(server, {
+            scenario,
             base: 1_000_000_000 + 10_000_000 * ++run,
             seconds: options.seconds,
             connections: options.connections,
-            serverPid: server.pid,
           });
           runs.add(`${target.name}|${scenario}`, result);
           options.log(

@@ -7,8 +7,9 @@
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { show, spread } from './stats.js';
 import { plantStore, sqliteFile, type Target } from './targets.js';
-import { type Scenario, type WrkResult, wrk } from './wrk.js';
+import { requireWrk, type Scenario, type WrkResult, wrkAgainst } from './wrk.js';
 
 const { values } = parseArgs({
   options: {
@@ -28,15 +29,7 @@ if (!baseCheckout || !baseNode) {
   console.error('usage: pnpm bench:runtime --base-checkout DIR --base-node PATH [--rounds 3] [--seconds 5]');
   process.exit(2);
 }
-try {
-  execFileSync('wrk', ['--version'], { stdio: 'ignore' });
-} catch (error) {
-  // wrk --version exits 1 after printing; only a missing binary is fatal.
-  if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-    console.error('wrk is not installed: apt-get install -y wrk');
-    process.exit(2);
-  }
-}
+requireWrk();
 
 const versionOf = (node: string) => execFileSync(node, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
 const scenarios = values.scenarios.split(',').map((text) => text.trim()) as Scenario[];
@@ -62,16 +55,7 @@ try {
       // Deletes remove what the create run of the same round made on the same server.
       const base = 1_000_000 + round * 100_000_000 + (scenario === 'delete' ? 1 : index) * 10_000_000;
       const measure = (running: typeof oldServer) =>
-        wrk({
-          url: running.url,
-          scenario,
-          token: running.token,
-          tokens: running.tokens,
-          base,
-          seconds,
-          connections: Number(values.connections),
-          serverPid: running.pid,
-        });
+        wrkAgainst(running, { scenario, base, seconds, connections: Number(values.connections) });
       const oldFirst = round % 2 === 1;
       const first = await measure(oldFirst ? oldServer : newServer);
       const second = await measure(oldFirst ? newServer : oldServer);
@@ -86,12 +70,7 @@ try {
   await Promise.all([oldServer.stop(), newServer.stop()]);
 }
 
-const median = (list: number[]) => {
-  const sorted = [...list].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
-const spread = (list: number[], digits = 0) =>
-  `${median(list).toFixed(digits)} (${Math.min(...list).toFixed(digits)}-${Math.max(...list).toFixed(digits)})`;
+const median = (list: number[]) => spread(list)?.median ?? Number.NaN;
 const lines = [
   `Runtime A/B: old = ${oldSide.name}, new = ${newSide.name}. ${rounds} rounds x ${scenarios.length} scenarios x`,
   `${seconds} s, ${values.connections} connections, SQLite with group commit, both servers on core 0 and wrk on core 1,`,
@@ -106,7 +85,7 @@ for (const scenario of scenarios) {
   const of = (side: 'old' | 'new', figure: keyof WrkResult) => list.map((pair) => pair[side][figure]);
   const ratios = list.map((pair) => pair.new.requestsPerSec / pair.old.requestsPerSec);
   lines.push(
-    `| ${scenario} | ${spread(of('old', 'requestsPerSec'))} | ${spread(of('new', 'requestsPerSec'))} | ${spread(ratios, 2)}x | ${spread(of('old', 'cpuUsPerRequest'))} | ${spread(of('new', 'cpuUsPerRequest'))} | ${median(of('old', 'p99Ms'))} | ${median(of('new', 'p99Ms'))} | ${Math.max(...of('old', 'maxRssMb'))} | ${Math.max(...of('new', 'maxRssMb'))} |`,
+    `| ${scenario} | ${show(spread(of('old', 'requestsPerSec')))} | ${show(spread(of('new', 'requestsPerSec')))} | ${show(spread(ratios), 2)}x | ${show(spread(of('old', 'cpuUsPerRequest')))} | ${show(spread(of('new', 'cpuUsPerRequest')))} | ${median(of('old', 'p99Ms'))} | ${median(of('new', 'p99Ms'))} | ${Math.max(...of('old', 'maxRssMb'))} | ${Math.max(...of('new', 'maxRssMb'))} |`,
   );
 }
 console.log(lines.join('\n'));

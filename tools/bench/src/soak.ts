@@ -1,13 +1,7 @@
 // Sustained load (`pnpm test:soak`): reads and writes for N seconds on the SQLite service; passes when nothing but
 // 2xx came back and memory stayed flat (the last tenth of the run within 25% of the second tenth).
-import { readFileSync } from 'node:fs';
 import { targets } from './targets.js';
-import { wrk } from './wrk.js';
-
-function rssMb(pid: number): number {
-  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return kb ? Number(kb) / 1024 : 0;
-}
+import { rssMb, wrkAgainst } from './wrk.js';
 
 export async function soak(seconds: number, connections: number): Promise<boolean> {
   const target = targets(false)[0]!;
@@ -17,24 +11,8 @@ export async function soak(seconds: number, connections: number): Promise<boolea
   try {
     const half = Math.floor(connections / 2);
     const [reads, writes] = await Promise.all([
-      wrk({
-        url: running.url,
-        scenario: 'get',
-        token: running.token,
-        base: 0,
-        seconds,
-        connections: half,
-        serverPid: running.pid,
-      }),
-      wrk({
-        url: running.url,
-        scenario: 'create',
-        token: running.token,
-        base: 5_000_000,
-        seconds,
-        connections: connections - half,
-        serverPid: running.pid,
-      }),
+      wrkAgainst(running, { scenario: 'get', base: 0, seconds, connections: half }),
+      wrkAgainst(running, { scenario: 'create', base: 5_000_000, seconds, connections: connections - half }),
     ]);
     const tenth = Math.max(1, Math.floor(samples.length / 10));
     const average = (list: number[]) => list.reduce((a, b) => a + b, 0) / list.length;

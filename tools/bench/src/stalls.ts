@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { plantStore, postgresSchema, sqliteFile } from './targets.js';
-import { requireWrk, wrk } from './wrk.js';
+import { requireWrk, wrkAgainst } from './wrk.js';
 
 const { values } = parseArgs({
   options: {
@@ -49,16 +49,7 @@ for (const [engine, databaseUrl] of [
     });
     const running = await target.start(port++);
     const run = (base: number, runSeconds: number) =>
-      wrk({
-        url: running.url,
-        scenario,
-        token: running.token,
-        tokens: running.tokens,
-        base,
-        seconds: runSeconds,
-        connections: 50,
-        serverPid: running.pid,
-      });
+      wrkAgainst(running, { scenario, base, seconds: runSeconds, connections: 50 });
     let measuredFrom = 0;
     try {
       await run(500_000_000, 2);

@@ -2,6 +2,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { SERVED_CONTRACT_PATH } from '@plant-store/contract';
 import { unknownOptionMessage } from '@plant-store/core';
 import { MAX_ANSWER_BYTES } from '../http-client.js';
 
@@ -37,7 +38,8 @@ Checked on each request: the path and method are the contract's, the query's nam
 header parameters, the body (application/json, at most the contract's size, exact JSON, its fields). On each answer:
 a declared status, no 5xx, the content type, the schema and no undeclared field, the Error shape on every error,
 WWW-Authenticate on 401, Retry-After on 429 and 503, the headers the contract promises, and HEAD: no body, and the
-status and headers of the same GET (the proxy sends that GET itself). CORS preflights are forwarded unchecked.`;
+status and headers of the same GET (the proxy sends that GET itself). CORS preflights and the contract the service
+serves (GET ${SERVED_CONTRACT_PATH}) are forwarded unchecked.`;
 
 export class ProxyUsageError extends Error {
   override name = 'ProxyUsageError';

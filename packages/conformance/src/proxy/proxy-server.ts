@@ -77,8 +77,9 @@ export async function startProxy(
       const target = originForm(client.url ?? '/');
       const query = target.indexOf('?');
       const pathname = query === -1 ? target : target.slice(0, query);
-      const checked = !isPreflight(client);
       const routing = route(method, pathname);
+      // The served contract is the service's document, not an answer of the API: forwarded, not checked.
+      const checked = !isPreflight(client) && routing.kind !== 'served-contract';
       const operation =
         routing.kind === 'operation' ? routing.operation : undeclaredOperation(contract, method, pathname);
       const name = operation.operationId;

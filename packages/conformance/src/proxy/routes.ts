@@ -1,6 +1,7 @@
 // Which operation of the contract a request is: its path matched against the contract's path templates (the rule the
-// service and the testing kit route by), then its method; HEAD is the GET of its path (the contract's HEAD rule).
-import { OPERATIONS, type OperationFacts, pathPattern } from '@plant-store/contract';
+// service and the testing kit route by), then its method; HEAD is the GET of its path (the contract's HEAD rule). The
+// contract the service serves beside its operations is a route of its own.
+import { OPERATIONS, type OperationFacts, pathPattern, SERVED_CONTRACT_PATH } from '@plant-store/contract';
 import type { ConformanceContract, ContractOperation } from '../contract.js';
 
 export interface Route {
@@ -11,7 +12,12 @@ export interface Route {
   path: Record<string, string>;
 }
 
-export type Routing = Route | { kind: 'undeclared-path' } | { kind: 'undeclared-method'; allowed: string[] };
+export type Routing =
+  | Route
+  /** A GET or HEAD of the served contract (SERVED_CONTRACT_PATH): the service's document, no operation of it. */
+  | { kind: 'served-contract' }
+  | { kind: 'undeclared-path' }
+  | { kind: 'undeclared-method'; allowed: string[] };
 
 interface Template {
   pattern: RegExp;
@@ -42,6 +48,8 @@ export function routerOf(contract: ConformanceContract): Router {
   }
   const facts = new Map<string, OperationFacts>(OPERATIONS.map((entry) => [entry.operationId, entry]));
   return (method, pathname) => {
+    if (pathname === SERVED_CONTRACT_PATH && (method === 'GET' || method === 'HEAD'))
+      return { kind: 'served-contract' };
     for (const template of templates.values()) {
       const match = template.pattern.exec(pathname);
       if (!match) continue;

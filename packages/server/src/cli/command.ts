@@ -1,7 +1,7 @@
 // What every `plant-store` command module shares: the Command shape the dispatcher (main.ts) runs, the output it
 // writes to, strict option parsing, and opening the store for one piece of work.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { unknownOptionMessage } from '@plant-store/core';
+import { didYouMean, unknownOptionMessage } from '@plant-store/core';
 import type { Config } from '../config.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
@@ -141,4 +141,20 @@ export function asUsage<T>(check: () => T): T {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/** The actions of a command with several (`token create`, `webhook list`), by name, in the order the usage lists them. */
+export type Actions = Record<string, (args: string[], config: Config, io: Io) => Promise<number>>;
+
+/** Runs the action the first argument names with the rest; a missing or unknown one is a usage error naming them. */
+export function runAction(command: string, actions: Actions, args: string[], config: Config, io: Io): Promise<number> {
+  const [action, ...rest] = args;
+  const run = action !== undefined && Object.hasOwn(actions, action) ? actions[action] : undefined;
+  if (run) return run(rest, config, io);
+  const names = Object.keys(actions);
+  throw new UsageError(
+    action
+      ? `unknown ${command} command "${action}"${didYouMean(action, names)}`
+      : `${command} needs a command: ${names.slice(0, -1).join(', ')} or ${names.at(-1)}`,
+  );
 }

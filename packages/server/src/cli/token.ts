@@ -1,11 +1,21 @@
 // `plant-store token create|list|revoke`: bearer tokens for the API (auth/tokens.ts keeps only their hashes).
 
-import { didYouMean } from '@plant-store/core';
 import { assertValidSubject } from '../auth/principal.js';
 import { issueToken, parseDuration, parseScopes } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import { describeConfiguredDatabase } from '../store/describe-database.js';
-import { asUsage, type Command, type Io, JSON_OPTION, parse, printList, UsageError, withStore } from './command.js';
+import {
+  type Actions,
+  asUsage,
+  type Command,
+  type Io,
+  JSON_OPTION,
+  parse,
+  printList,
+  runAction,
+  UsageError,
+  withStore,
+} from './command.js';
 
 async function create(args: string[], config: Config, io: Io): Promise<number> {
   const { values } = parse(args, {
@@ -80,7 +90,7 @@ async function revoke(args: string[], config: Config, io: Io): Promise<number> {
   return 0;
 }
 
-const ACTIONS: Record<string, (args: string[], config: Config, io: Io) => Promise<number>> = { create, list, revoke };
+const ACTIONS: Actions = { create, list, revoke };
 
 export const tokenCommand: Command = {
   name: 'token',
@@ -105,16 +115,5 @@ export const tokenCommand: Command = {
     },
     { synopsis: 'token revoke ID', description: ['revoke a token'] },
   ],
-  async run(args, { config, io }) {
-    const [action, ...rest] = args;
-    const run = action !== undefined && Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
-    if (!run) {
-      throw new UsageError(
-        action
-          ? `unknown token command "${action}"${didYouMean(action, Object.keys(ACTIONS))}`
-          : 'token needs a command: create, list or revoke',
-      );
-    }
-    return run(rest, config, io);
-  },
+  run: (args, { config, io }) => runAction('token', ACTIONS, args, config, io),
 };

@@ -1,12 +1,28 @@
 // `plant-store webhook ...`: the "new plant" webhook subscriptions and their deliveries (webhooks/).
 
-import { didYouMean } from '@plant-store/core';
 import { parseDuration } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import { addSubscription, rotateSecret } from '../webhooks/subscriptions.js';
-import { asUsage, type Command, type Io, JSON_OPTION, parse, printList, UsageError, withStore } from './command.js';
+import {
+  type Actions,
+  asUsage,
+  type Command,
+  type Io,
+  JSON_OPTION,
+  parse,
+  printList,
+  runAction,
+  UsageError,
+  withStore,
+} from './command.js';
 
 const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
+
+/** Says that no webhook has `id`: exit code 1. */
+function noSuchWebhook(io: Io, id: string): number {
+  io.stderr(`plant-store: no webhook has the id "${id}" (see \`plant-store webhook list\`)`);
+  return 1;
+}
 
 /** The one positional argument of `webhook <action> ID`. */
 function onePositional(action: string, args: string[], what: string): string {
@@ -64,20 +80,14 @@ async function list(args: string[], config: Config, io: Io): Promise<number> {
 
 async function remove(args: string[], config: Config, io: Io): Promise<number> {
   const id = onePositional('remove', args, 'the webhook id (see `plant-store webhook list`)');
-  if (!(await withStore(config, (store) => store.webhooks.removeSubscription(id)))) {
-    io.stderr(`plant-store: no webhook has the id "${id}" (see \`plant-store webhook list\`)`);
-    return 1;
-  }
+  if (!(await withStore(config, (store) => store.webhooks.removeSubscription(id)))) return noSuchWebhook(io, id);
   io.stdout(`Removed webhook ${id} and its deliveries.`);
   return 0;
 }
 
 async function enable(args: string[], config: Config, io: Io): Promise<number> {
   const id = onePositional('enable', args, 'the webhook id (see `plant-store webhook list`)');
-  if (!(await withStore(config, (store) => store.webhooks.enableSubscription(id)))) {
-    io.stderr(`plant-store: no webhook has the id "${id}" (see \`plant-store webhook list\`)`);
-    return 1;
-  }
+  if (!(await withStore(config, (store) => store.webhooks.enableSubscription(id)))) return noSuchWebhook(io, id);
   io.stdout(`Enabled webhook ${id}: new plants are sent to it again (replay failed deliveries to resend them).`);
   return 0;
 }
@@ -89,10 +99,7 @@ async function rotate(args: string[], config: Config, io: Io): Promise<number> {
   const overlap = values.overlap;
   const overlapMs = typeof overlap === 'string' ? asUsage(() => parseDuration(overlap)) : 86_400_000;
   const secret = await withStore(config, (store) => rotateSecret(store.webhooks, id, overlapMs));
-  if (!secret) {
-    io.stderr(`plant-store: no webhook has the id "${id}" (see \`plant-store webhook list\`)`);
-    return 1;
-  }
+  if (!secret) return noSuchWebhook(io, id);
   io.stdout(
     `Rotated the secret of ${id}; the old one also signs until ${new Date(Date.now() + overlapMs).toISOString()}.`,
   );
@@ -152,7 +159,7 @@ async function replay(args: string[], config: Config, io: Io): Promise<number> {
   return 0;
 }
 
-const ACTIONS: Record<string, (args: string[], config: Config, io: Io) => Promise<number>> = {
+const ACTIONS: Actions = {
   add,
   list,
   remove,
@@ -199,16 +206,5 @@ export const webhookCommand: Command = {
     },
     { synopsis: 'webhook replay DELIVERY_ID', description: ["send a delivery's event again (same webhook-id)"] },
   ],
-  async run(args, { config, io }) {
-    const [action, ...rest] = args;
-    const run = action !== undefined && Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
-    if (!run) {
-      throw new UsageError(
-        action
-          ? `unknown webhook command "${action}"${didYouMean(action, Object.keys(ACTIONS))}`
-          : 'webhook needs a command: add, list, remove, enable, rotate-secret, deliveries or replay',
-      );
-    }
-    return run(rest, config, io);
-  },
+  run: (args, { config, io }) => runAction('webhook', ACTIONS, args, config, io),
 };

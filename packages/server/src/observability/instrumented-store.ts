@@ -1,19 +1,21 @@
 // A decorator around any Store: times each repository call into the metrics and, with tracing on, runs it inside a
-// child span. It sits outside the engines, so SQLite and PostgreSQL are measured the same way.
-import type {
-  IdempotencyRepository,
-  PlantRepository,
-  Store,
-  TokenRepository,
-  WebhookRepository,
-} from '../store/store.js';
+// child span. It sits outside the engines, so SQLite and PostgreSQL are measured the same way, and it finds the
+// store's methods at run time: a method the Store gains is measured with no line here. The per-call path is built
+// once per method, so a call costs what a hand-written wrapper would.
+import type { Store, TokenRepository } from '../store/store.js';
 import { StoreUnavailableError } from '../store/store.js';
 import type { Metrics } from './metrics.js';
 
 /** Runs `call` inside a span named `name` (tracing.ts provides it when tracing is on). */
 export type SpanAround = <T>(name: string, attributes: Record<string, string>, call: () => Promise<T>) => Promise<T>;
 
-type Methods<T> = { [K in keyof T]: (...args: never[]) => Promise<unknown> };
+type CachedLookup = NonNullable<TokenRepository['cachedByHash']>;
+
+/**
+ * The repositories called outside requests (the delivery worker's poll every 250 ms, the idempotency sweeper): timed,
+ * not traced, or each poll would start a new trace.
+ */
+const UNTRACED: ReadonlySet<string> = new Set(['webhooks', 'idempotency']);
 
 function errorType(error: unknown): string {
   if (error instanceof StoreUnavailableError) return 'unavailable';
@@ -57,21 +59,11 @@ export function instrumentStore(store: Store, metrics: Metrics | undefined, span
     const attributes = { 'db.system.name': engine, 'db.operation.name': operation };
     return <T>(call: () => Promise<T>): Promise<T> => (span ? span(name, attributes, () => timed(call)) : timed(call));
   };
-  // Every method by name (a method the interface gains is a compile error here until it is listed).
-  const wrap = <R extends object>(prefix: string, repository: R, names: Record<keyof R, true>, traced = true): R => {
-    const methods = repository as Methods<R>;
-    const wrapped: Record<string, unknown> = {};
-    for (const name of Object.keys(names) as (keyof R & string)[]) {
-      const measured = around(`${prefix}.${name}`, traced);
-      wrapped[name] = (...args: never[]) => measured(() => methods[name].apply(repository, args));
-    }
-    return wrapped as R;
-  };
   /**
    * The token cache's answer, timed as a token lookup when it answers (with its failures counted as the lookup's):
    * a miss is followed by findByHash, which is timed itself. Never traced: it does not leave the process.
    */
-  const cachedTokens = (lookup: NonNullable<TokenRepository['cachedByHash']>): TokenRepository['cachedByHash'] => {
+  const cachedTokens = (lookup: CachedLookup): CachedLookup => {
     if (!metrics) return lookup;
     const { done, failed } = recorder(metrics, 'tokens.findByHash');
     return (secretHash) => {
@@ -86,53 +78,46 @@ export function instrumentStore(store: Store, metrics: Metrics | undefined, span
       }
     };
   };
-  const measuredPing = around('ping');
-  return {
-    kind: store.kind,
-    ...(store.cacheStats ? { cacheStats: store.cacheStats.bind(store) } : {}),
-    ...(store.poolStats ? { poolStats: store.poolStats.bind(store) } : {}),
-    ...(store.beginRequest ? { beginRequest: store.beginRequest.bind(store) } : {}),
-    plants: wrap<PlantRepository>('plants', store.plants, { create: true, createOnce: true, list: true, delete: true }),
-    tokens: {
-      ...wrap<Omit<TokenRepository, 'cachedByHash'>>('tokens', store.tokens, {
-        insert: true,
-        findByHash: true,
-        list: true,
-        revoke: true,
-      }),
-      ...(store.tokens.cachedByHash
-        ? { cachedByHash: cachedTokens(store.tokens.cachedByHash.bind(store.tokens)) }
-        : {}),
-    },
-    // The delivery worker's calls run outside any request: timed, but not traced (a poll every 250 ms would
-    // otherwise start a new trace each time).
-    webhooks: {
-      ...wrap<Omit<WebhookRepository, 'onQueued'>>(
-        'webhooks',
-        store.webhooks,
-        {
-          addSubscription: true,
-          listSubscriptions: true,
-          removeSubscription: true,
-          rotateSecret: true,
-          enableSubscription: true,
-          hasDue: true,
-          claimDue: true,
-          settle: true,
-          expire: true,
-          queues: true,
-          listDeliveries: true,
-          replay: true,
-          prune: true,
-        },
-        false,
-      ),
-      onQueued: (listener) => store.webhooks.onQueued(listener),
-    },
-    // The sweeper runs outside requests, like the delivery worker: timed, not traced.
-    idempotency: wrap<IdempotencyRepository>('idempotency', store.idempotency, { remember: true, sweep: true }, false),
-    migrate: () => store.migrate(),
-    ping: () => measuredPing(() => store.ping()),
-    close: () => store.close(),
+  /** Every method of one repository, timed, and traced unless the repository is called outside requests. */
+  const wrap = (prefix: string, repository: object): object => {
+    const methods = repository as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const traced = !UNTRACED.has(prefix);
+    const wrapped: Record<string, unknown> = {};
+    for (const name of methodNames(repository)) {
+      const method = `${prefix}.${name}`;
+      // Two methods are no call to the database: the token cache answers synchronously, and onQueued registers a
+      // listener.
+      if (method === 'tokens.cachedByHash')
+        wrapped[name] = cachedTokens(methods[name]!.bind(repository) as unknown as CachedLookup);
+      else if (method === 'webhooks.onQueued') wrapped[name] = methods[name]!.bind(repository);
+      else {
+        const measured = around(method, traced);
+        wrapped[name] = (...args: unknown[]) => measured(() => methods[name]!.apply(repository, args));
+      }
+    }
+    return wrapped;
   };
+  // Every member of the store, found at run time, so a method or repository the Store gains needs no line here: each
+  // repository wrapped, ping timed, the rest (kind, migrate, close, the optional hooks) passed on.
+  const instrumented: Record<string, unknown> = {};
+  for (const [member, value] of Object.entries(store)) {
+    if (member === 'ping') {
+      const measured = around('ping');
+      instrumented[member] = (...args: unknown[]) => measured(() => value.apply(store, args));
+    } else if (typeof value === 'function') instrumented[member] = value.bind(store);
+    else if (typeof value === 'object' && value !== null) instrumented[member] = wrap(member, value);
+    else instrumented[member] = value;
+  }
+  return instrumented as unknown as Store;
+}
+
+/** The names of an object's methods: its own and its prototypes' (a class keeps them there), as found at run time. */
+export function methodNames(object: object): string[] {
+  const names = new Set<string>();
+  for (let at = object; at !== null && at !== Object.prototype; at = Object.getPrototypeOf(at)) {
+    for (const name of Object.getOwnPropertyNames(at)) {
+      if (name !== 'constructor' && typeof Reflect.get(object, name) === 'function') names.add(name);
+    }
+  }
+  return [...names];
 }

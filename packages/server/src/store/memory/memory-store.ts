@@ -283,9 +283,10 @@ export function openMemoryStore(): Store {
   return {
     kind: 'memory',
     plants: {
-      list: plants.list,
-      delete: plants.delete,
-      // The plant and its webhook deliveries in one step, as the other engines do in one transaction.
+      // Every read and write of the plants as the core's engine does it (a method the repository gains needs no line
+      // here), but the creates:
+      ...plants,
+      // the plant and its webhook deliveries in one step, as the other engines do in one transaction.
       async create(owner, plant) {
         const created = await plants.create(owner, plant);
         if (created) webhooks.queue(plant, owner);
