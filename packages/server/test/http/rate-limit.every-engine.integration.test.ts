@@ -1,5 +1,7 @@
-// Issue 10, High 1: requests without a valid token are limited per client address (RATE_LIMIT_ANONYMOUS_MAX), so a
-// flood of bad tokens or bad routes ends in 429, while callers with a valid token keep their own budget.
+// The rate limits, on every engine: requests without a valid token are limited per client address
+// (RATE_LIMIT_ANONYMOUS_MAX), so a flood of bad tokens or bad routes ends in 429, while callers with a valid token keep
+// their own budget (RATE_LIMIT_MAX); the two budgets are switched off one at a time. Shared through Redis, and Redis
+// down: rate-limit-redis.system.test.ts.
 import { createTestApp, type TestApp } from '@plant-store/test-kit';
 import { call } from '@plant-store/test-kit/contract-call';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -47,5 +49,33 @@ describe('rate limits for requests without a valid token', () => {
     expect(loadConfig({}).rateLimit?.anonymousMax).toBe(600);
     expect(loadConfig({ RATE_LIMIT_ANONYMOUS_MAX: '0' }).rateLimit?.anonymousMax).toBe(0);
     expect(() => loadConfig({ RATE_LIMIT_ANONYMOUS_MAX: 'lots' })).toThrow(/RATE_LIMIT_ANONYMOUS_MAX/);
+  });
+});
+
+describe('RATE_LIMIT_MAX=0', () => {
+  it('keeps the anonymous budget: tokenless requests beyond RATE_LIMIT_ANONYMOUS_MAX get 429', async () => {
+    t = await createTestApp({ env: { RATE_LIMIT_MAX: '0', RATE_LIMIT_ANONYMOUS_MAX: '3' } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await t.app.inject({ method: 'GET', url: '/plants' })).statusCode);
+    expect(statuses).toEqual([401, 401, 401, 429, 429, 429]);
+  });
+
+  it('lifts the per-principal limit: a valid token is never refused with 429', async () => {
+    t = await createTestApp({ env: { RATE_LIMIT_MAX: '0', RATE_LIMIT_ANONYMOUS_MAX: '3' } });
+    const token = await t.token('alice', ['read']);
+    for (let i = 0; i < 20; i++) {
+      const answer = await t.app.inject({
+        method: 'GET',
+        url: '/plants',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(answer.statusCode).toBe(200);
+      expect(answer.headers['x-ratelimit-limit']).toBeUndefined();
+    }
+  });
+
+  it('is read as two budgets, rate limiting off only when both are 0', () => {
+    expect(loadConfig({ RATE_LIMIT_MAX: '0' }).rateLimit).toEqual({ max: 0, windowMs: 60_000, anonymousMax: 600 });
+    expect(loadConfig({ RATE_LIMIT_MAX: '0', RATE_LIMIT_ANONYMOUS_MAX: '0' }).rateLimit).toBeNull();
   });
 });

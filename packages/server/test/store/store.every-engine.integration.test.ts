@@ -123,49 +123,53 @@ describe(`${TEST_DATABASE} store`, () => {
     expect((await store.tokens.list()).map((token) => token.id)).toContain('tok_test');
   });
 
-  it('keeps a cached page through writes that cannot alter it, and drops it for those that can', async () => {
-    const owner = 's-cached-pages';
-    for (const id of [1n, 2n, 3n, 4n, 5n]) await store.plants.create(owner, { id, name: `p${id}` });
-    const hits = () => store.cacheStats!().hits;
-    // Cached once the store trusts its cache (PostgreSQL: once its change feed listens).
-    await waitFor('the first page to be answered from the cache', async () => {
-      const before = hits();
-      await store.plants.list(owner, { limit: 2 });
-      return hits() > before;
-    });
-    await plantsOf(owner, { limit: 10 });
-    // Beyond the full first page, which already said more follow: still answered from the cache, unchanged.
-    expect(await store.plants.create(owner, { id: 100n, name: 'p100' })).toBe(true);
-    let before = hits();
-    const first = await plantsOf(owner, { limit: 2 });
-    expect(hits()).toBe(before + 1);
-    expect(first.plants.map((plant) => plant.name)).toEqual(['p1', 'p2']);
-    expect(first.hasMore).toBe(true);
-    // The page that held every plant has one more now.
-    expect((await plantsOf(owner, { limit: 10 })).plants.map((plant) => plant.name)).toEqual([
-      'p1',
-      'p2',
-      'p3',
-      'p4',
-      'p5',
-      'p100',
-    ]);
-    // Before the first page's range: it changes.
-    expect(await store.plants.create(owner, { id: 0n, name: 'p0' })).toBe(true);
-    expect((await plantsOf(owner, { limit: 2 })).plants.map((plant) => plant.name)).toEqual(['p0', 'p1']);
-    // A delete beyond a page that said more follow may end that: the last page after 5 loses its only plant.
-    await plantsOf(owner, { limit: 2, after: 5n });
-    expect(await store.plants.delete(owner, 100n)).toBe(true);
-    const tail = await plantsOf(owner, { limit: 2, after: 5n });
-    expect(tail.plants).toEqual([]);
-    expect(tail.hasMore).toBe(false);
-    // A delete before a page's range leaves it cached.
-    await plantsOf(owner, { limit: 2, after: 2n });
-    expect(await store.plants.delete(owner, 0n)).toBe(true);
-    before = hits();
-    expect((await plantsOf(owner, { limit: 2, after: 2n })).plants.map((plant) => plant.name)).toEqual(['p3', 'p4']);
-    expect(hits()).toBe(before + 1);
-  });
+  // The memory engine keeps no page cache (its store has no cacheStats): there is no cached page to keep or drop.
+  it.skipIf(TEST_DATABASE === 'memory')(
+    'keeps a cached page through writes that cannot alter it, and drops it for those that can',
+    async () => {
+      const owner = 's-cached-pages';
+      for (const id of [1n, 2n, 3n, 4n, 5n]) await store.plants.create(owner, { id, name: `p${id}` });
+      const hits = () => store.cacheStats!().hits;
+      // Cached once the store trusts its cache (PostgreSQL: once its change feed listens).
+      await waitFor('the first page to be answered from the cache', async () => {
+        const before = hits();
+        await store.plants.list(owner, { limit: 2 });
+        return hits() > before;
+      });
+      await plantsOf(owner, { limit: 10 });
+      // Beyond the full first page, which already said more follow: still answered from the cache, unchanged.
+      expect(await store.plants.create(owner, { id: 100n, name: 'p100' })).toBe(true);
+      let before = hits();
+      const first = await plantsOf(owner, { limit: 2 });
+      expect(hits()).toBe(before + 1);
+      expect(first.plants.map((plant) => plant.name)).toEqual(['p1', 'p2']);
+      expect(first.hasMore).toBe(true);
+      // The page that held every plant has one more now.
+      expect((await plantsOf(owner, { limit: 10 })).plants.map((plant) => plant.name)).toEqual([
+        'p1',
+        'p2',
+        'p3',
+        'p4',
+        'p5',
+        'p100',
+      ]);
+      // Before the first page's range: it changes.
+      expect(await store.plants.create(owner, { id: 0n, name: 'p0' })).toBe(true);
+      expect((await plantsOf(owner, { limit: 2 })).plants.map((plant) => plant.name)).toEqual(['p0', 'p1']);
+      // A delete beyond a page that said more follow may end that: the last page after 5 loses its only plant.
+      await plantsOf(owner, { limit: 2, after: 5n });
+      expect(await store.plants.delete(owner, 100n)).toBe(true);
+      const tail = await plantsOf(owner, { limit: 2, after: 5n });
+      expect(tail.plants).toEqual([]);
+      expect(tail.hasMore).toBe(false);
+      // A delete before a page's range leaves it cached.
+      await plantsOf(owner, { limit: 2, after: 2n });
+      expect(await store.plants.delete(owner, 0n)).toBe(true);
+      before = hits();
+      expect((await plantsOf(owner, { limit: 2, after: 2n })).plants.map((plant) => plant.name)).toEqual(['p3', 'p4']);
+      expect(hits()).toBe(before + 1);
+    },
+  );
 
   it('answers ping', async () => {
     await expect(store.ping()).resolves.toBeUndefined();

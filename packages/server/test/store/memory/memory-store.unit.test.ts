@@ -1,5 +1,5 @@
 // The memory engine (DATABASE_URL=memory:): the whole Store interface without a database. The app on it, through
-// inject, is in ../integration/memory-app.test.ts.
+// inject, is in memory-app.integration.test.ts.
 
 import { pageText, withText } from '@plant-store/test-kit/page-text';
 import { describe, expect, it } from 'vitest';
@@ -17,6 +17,18 @@ describe('the memory engine', () => {
     await store.ping();
     await store.close();
     await expect(store.ping()).rejects.toThrow('closed');
+  });
+
+  it('refuses every call once closed, as a closed database does, instead of answering as an empty store', async () => {
+    const store = await openStore('memory:');
+    await store.plants.create('alice', { id: 1n, name: 'Kept' });
+    await store.close();
+    await expect(store.plants.list('alice', { limit: 10 })).rejects.toThrow('the memory store is closed');
+    await expect(store.plants.create('alice', { id: 2n, name: 'New' })).rejects.toThrow('closed');
+    await expect(store.plants.delete('alice', 1n)).rejects.toThrow('closed');
+    await expect(store.tokens.list()).rejects.toThrow('closed');
+    await expect(store.idempotency.sweep(0, 1, 1)).rejects.toThrow('closed');
+    await expect(store.webhooks.listSubscriptions()).rejects.toThrow('closed');
   });
 
   it('keeps plants per owner, in id order, paged exactly beyond 2^53', async () => {
