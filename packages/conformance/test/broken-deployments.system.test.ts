@@ -27,7 +27,7 @@ import {
   undeclaredMethodAs404,
   unquotesEtag,
 } from '@plant-store/test-kit/broken-deployments';
-import { conformance, tally } from '@plant-store/test-kit/conformance-run';
+import { runConformance, tally } from '@plant-store/test-kit/conformance-run';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -46,18 +46,11 @@ async function runThrough(breakage: Breakage, requests: number) {
   principals++;
   const [first, second] = await Promise.all([t.token(`broken-${principals}-a`), t.token(`broken-${principals}-b`)]);
   try {
-    return await conformance([
-      '--base-url',
-      proxy.url,
-      '--token',
-      first,
-      '--second-token',
-      second,
-      '--requests',
-      String(requests),
-      '--seed',
-      '20261124',
-    ]);
+    return await runConformance({
+      baseUrl: proxy.url,
+      tokens: [first, second],
+      args: ['--requests', String(requests), '--seed', '20261124'],
+    });
   } finally {
     await proxy.close();
   }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '@plant-store/test-kit';
 import { addsOwnerField, startProxy } from '@plant-store/test-kit/broken-deployments';
-import { conformance, tally } from '@plant-store/test-kit/conformance-run';
+import { conformance, conformanceArgs, tally } from '@plant-store/test-kit/conformance-run';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHECKS } from '../src/report.js';
 
@@ -27,7 +27,7 @@ it('reports a failure with its promise and curl in the log and the JSON report, 
   try {
     const token = await t.token('report-json');
     const report = join(work, 'conformance.json');
-    const args = ['--base-url', proxy.url, '--token', token, '--requests', '0', '--seed', '99'];
+    const args = conformanceArgs({ baseUrl: proxy.url, tokens: [token], args: ['--requests', '0', '--seed', '99'] });
     const failing = await conformance([...args, '--report-json', report]);
     expect(failing.code, failing.output).toBe(1);
     expect(failing.output).toContain(`   The promise it broke: ${CHECKS['undeclared-field']}.`);
@@ -76,7 +76,7 @@ it("sends none of a protocol phase's requests when its checks are left out", asy
   const proxy = await startProxy(t.url);
   try {
     const token = await t.token('phase-selection');
-    const args = ['--base-url', proxy.url, '--token', token, '--requests', '0', '--seed', '7'];
+    const args = conformanceArgs({ baseUrl: proxy.url, tokens: [token], args: ['--requests', '0', '--seed', '7'] });
     // The header-fuzzing requests whose bytes a proxy can read (the control bytes are refused before it sees them).
     const fuzzed = () => proxy.seen.filter((request) => request.headers['x-conformance-fuzz'] !== undefined).length;
     expect((await conformance(args)).code).toBe(0);

@@ -8,7 +8,7 @@ import {
   serverErrorOnLargestPage,
   startProxy,
 } from '@plant-store/test-kit/broken-deployments';
-import { conformance } from '@plant-store/test-kit/conformance-run';
+import { conformance, runConformance } from '@plant-store/test-kit/conformance-run';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 let t: TestServer;
@@ -31,16 +31,7 @@ it.each([
     const proxy = await startProxy(t.url, breakage);
     try {
       const [first, second] = await Promise.all([t.token(`${subject}-a`), t.token(`${subject}-b`)]);
-      const run = await conformance([
-        '--base-url',
-        proxy.url,
-        '--token',
-        first,
-        '--second-token',
-        second,
-        '--requests',
-        '40',
-      ]);
+      const run = await runConformance({ baseUrl: proxy.url, tokens: [first, second], args: ['--requests', '40'] });
       expect(run.code, run.output).toBe(1);
       expect(run.output).toMatch(/^FAILED: .*id-exact/m);
       expect(run.output).not.toContain('LEFT BEHIND');

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startTestServer, type TestServer, waitFor } from '@plant-store/test-kit';
 import { rateLimitsNow, startProxy } from '@plant-store/test-kit/broken-deployments';
-import { conformance, tally } from '@plant-store/test-kit/conformance-run';
+import { collectOutput } from '@plant-store/test-kit/child-output';
+import { conformance, conformanceArgs, runConformance, tally } from '@plant-store/test-kit/conformance-run';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -109,17 +110,14 @@ describe('plant-store conformance on the command line', () => {
     const [first, second] = await Promise.all([t.token('conformance-sigint-a'), t.token('conformance-sigint-b')]);
     const child = spawn(
       process.execPath,
-      [BIN, 'conformance', '--base-url', t.url, '--token', first, '--second-token', second, '--requests', '100000'],
+      [
+        BIN,
+        'conformance',
+        ...conformanceArgs({ baseUrl: t.url, tokens: [first, second], args: ['--requests', '100000'] }),
+      ],
       { env: ciEnv, stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const { output, exited } = collectOutput(child);
     // Interrupted once it has created plants for both principals.
     await waitFor(
       'plants of both principals',
@@ -128,9 +126,9 @@ describe('plant-store conformance on the command line', () => {
       { timeoutMs: 60_000, everyMs: 50 },
     );
     child.kill('SIGINT');
-    expect(await exited, output).toBe(1);
-    expect(output).toContain('interrupted; deleting what the run created');
-    expect(output).toContain('INTERRUPTED: the run did not finish.');
+    expect(await exited, output()).toBe(1);
+    expect(output()).toContain('interrupted; deleting what the run created');
+    expect(output()).toContain('INTERRUPTED: the run did not finish.');
     expect(await plantsOf('conformance-sigint-a')).toEqual([]);
     expect(await plantsOf('conformance-sigint-b')).toEqual([]);
   }, 120_000);
@@ -139,17 +137,11 @@ describe('plant-store conformance on the command line', () => {
     const proxy = await startProxy(t.url);
     try {
       const [first, second] = await Promise.all([t.token('conformance-ro-a'), t.token('conformance-ro-b')]);
-      const result = await conformance([
-        '--base-url',
-        proxy.url,
-        '--token',
-        first,
-        '--second-token',
-        second,
-        '--read-only',
-        '--requests',
-        '60',
-      ]);
+      const result = await runConformance({
+        baseUrl: proxy.url,
+        tokens: [first, second],
+        args: ['--read-only', '--requests', '60'],
+      });
       expect(result.code, result.output).toBe(0);
       const methods = new Set(proxy.seen.map((request) => request.method));
       expect(proxy.seen.length).toBeGreaterThan(60);

@@ -1,7 +1,7 @@
 // `plant-store conformance` pointed at the real service, on SQLite and on PostgreSQL: every check passes, the
 // stateful checks really ran (paging, exact ids beyond 2^53, two principals, deletes), and nothing it created is left.
 import { seededRandom, startTestServer, type TestServer } from '@plant-store/test-kit';
-import { conformance, tally } from '@plant-store/test-kit/conformance-run';
+import { runConformance, tally } from '@plant-store/test-kit/conformance-run';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let t: TestServer;
@@ -19,20 +19,11 @@ describe('plant-store conformance against the service', () => {
       t.token('conformance-bob'),
       t.token('conformance-reader', ['read']),
     ]);
-    const run = await conformance([
-      '--base-url',
-      t.url,
-      '--token',
-      alice,
-      '--second-token',
-      bob,
-      '--read-token',
-      reader,
-      '--requests',
-      '120',
-      '--seed',
-      String(seed),
-    ]);
+    const run = await runConformance({
+      baseUrl: t.url,
+      tokens: [alice, bob],
+      args: ['--read-token', reader, '--requests', '120', '--seed', String(seed)],
+    });
     expect(run.code, run.output).toBe(0);
     expect(run.output).toContain(`PASSED: every check held (seed ${seed}).`);
     // The stateful checks ran, not only the single requests.

@@ -1,5 +1,5 @@
 // Test support: `plant-store conformance` run in this process (its entry function, as the CLI calls it), with its
-// output collected, and a reading of its results table.
+// output collected; the argument list of a run against one service; and a reading of its results table.
 import { conformanceCommand } from '@plant-store/conformance';
 
 export interface ConformanceRun {
@@ -14,6 +14,30 @@ export async function conformance(args: string[]): Promise<ConformanceRun> {
   const code = await conformanceCommand(args, io);
   return { code, output: lines.join('\n') };
 }
+
+export interface ConformanceTarget {
+  baseUrl: string;
+  /** `--token`, and `--second-token` when a second principal is given. */
+  tokens: readonly [string] | readonly [string, string];
+  /** What follows them (`--requests`, `--seed`, ...). */
+  args?: readonly string[];
+}
+
+/** The checker's command line for a run against `baseUrl` as the principals of `tokens`. */
+export function conformanceArgs({ baseUrl, tokens: [token, second], args = [] }: ConformanceTarget): string[] {
+  return [
+    '--base-url',
+    baseUrl,
+    '--token',
+    token,
+    ...(second === undefined ? [] : ['--second-token', second]),
+    ...args,
+  ];
+}
+
+/** `conformance(conformanceArgs(target))`. */
+export const runConformance = (target: ConformanceTarget): Promise<ConformanceRun> =>
+  conformance(conformanceArgs(target));
 
 /** Passed and failed counts of one row of the results table (operation and check), or undefined when absent. */
 export function tally(

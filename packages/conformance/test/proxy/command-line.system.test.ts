@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { collectOutput } from '@plant-store/test-kit/child-output';
 import { rawAnswer, startRawUpstream } from '@plant-store/test-kit/raw-upstream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { proxyCommand } from '../../src/proxy/command.js';
@@ -35,17 +36,10 @@ async function startProcess(upstream: string, report: string, env: Record<string
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const { output, exited } = collectOutput(child);
   const url = await new Promise<string>((resolve, reject) => {
     const poll = setInterval(() => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output());
       if (match?.[1]) {
         clearInterval(poll);
         resolve(match[1]);
@@ -53,10 +47,10 @@ async function startProcess(upstream: string, report: string, env: Record<string
     }, 20);
     void exited.then((code) => {
       clearInterval(poll);
-      reject(new Error(`exited ${code}: ${output}`));
+      reject(new Error(`exited ${code}: ${output()}`));
     });
   });
-  return { child, url, exited, output: () => output };
+  return { child, url, exited, output };
 }
 
 const readReport = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as ProxyReport;
