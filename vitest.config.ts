@@ -1,10 +1,10 @@
 // Test tiers, picked by file name: `<subject>.<tier>.test.ts` (tier one of unit, integration, system, package; type
-// tests `<subject>.unit.test-d.ts`), in folders that mirror each package's src/ by subject. A file named
-// `<subject>.every-engine.<tier>.test.ts` runs once per engine: memory, SQLite and PostgreSQL (its tier's plain project
-// runs it on SQLite, the -memory and -postgres projects again on theirs); `<subject>.every-database.system.test.ts`
-// runs on SQLite and PostgreSQL only (a system file that cannot hold on the memory engine as a whole). A test file
-// whose name carries no tier, or two, or an engine marker its tier has no project for, stops the run (see
-// tierProblems).
+// tests `<subject>.unit.test-d.ts`), in folders that mirror each package's src/ by subject. An integration file named
+// `<subject>.every-engine.integration.test.ts` runs once per engine: memory, SQLite and PostgreSQL (the integration
+// project runs it on SQLite, integration-memory and integration-postgres again on theirs). A system file named
+// `<subject>.every-database.system.test.ts` runs on SQLite and PostgreSQL (system, system-postgres): the memory engine
+// is not run at the system tier, where it cost 91 s of wall time for 10 files (docs/tests.md). A test file whose name
+// carries no tier, or two, or an engine marker its tier has no projects for, stops the run (see tierProblems).
 //
 //   unit         pure: handlers on the memory engine, rules, codecs, the SDK against an injected fetch, components;
 //                no database, no app, no build, no child process (pnpm test:unit, at most 15 s)
@@ -18,38 +18,14 @@
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { nameProblem, TIERS } from './scripts/test/test-names.ts';
 
-const TIERS = ['unit', 'integration', 'system', 'package'] as const;
-/** The engine markers each tier has per-engine projects for. */
-const ENGINE_MARKERS: Record<string, readonly string[]> = {
-  integration: ['every-engine'],
-  system: ['every-engine', 'every-database'],
-};
-const MARKERS = ['every-engine', 'every-database'];
 const TEST_ROOTS = ['packages/*/test', 'examples/*/test', 'tools/*/test', 'scripts/test'];
 const tests = (name: string) => TEST_ROOTS.map((root) => `${root}/**/*.${name}.test.{ts,tsx}`);
 
 // The workspace packages are TypeScript in src/ under the `source` export condition (see their package.json), so
 // the unit tier runs on the sources with no build. Processes the tests start run dist/, built by build-once.ts.
 const CONDITIONS = ['source', 'module', 'node', 'development|production'];
-
-/** What is wrong with a test file's name (its tier, its engine marker), or undefined when nothing is. */
-export function nameProblem(name: string): string | undefined {
-  const parts = name.split('.');
-  const at = parts.findIndex((part) => part === 'test' || part === 'test-d');
-  const tiers = parts.filter((part) => (TIERS as readonly string[]).includes(part));
-  const tier = parts[at - 1] ?? '';
-  if (tiers.length !== 1 || !(TIERS as readonly string[]).includes(tier)) {
-    return `carries ${tiers.length} tiers (one of ${TIERS.join(', ')}, right before .test)`;
-  }
-  const markers = parts.filter((part) => MARKERS.includes(part));
-  if (markers.length > 1) return `carries ${markers.length} engine markers`;
-  const marker = markers[0];
-  if (marker !== undefined && (parts[at - 2] !== marker || !(ENGINE_MARKERS[tier] ?? []).includes(marker))) {
-    return `carries ${marker}, which the ${tier} tier has no projects for (or not right before its tier)`;
-  }
-  return undefined;
-}
 
 /** Test files whose names break the rule above; the run stops until they are renamed. */
 function tierProblems(): string[] {
@@ -73,7 +49,7 @@ function tierProblems(): string[] {
 const problems = tierProblems();
 if (problems.length > 0) {
   throw new Error(
-    `Every test file is named <subject>[.every-engine].<tier>.test.ts, tier one of ${TIERS.join(', ')}: ${problems.join('; ')}`,
+    `Every test file is named <subject>[.every-engine|.every-database].<tier>.test.ts, tier one of ${TIERS.join(', ')}: ${problems.join('; ')}`,
   );
 }
 
@@ -130,17 +106,8 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'system-memory',
-          include: tests('every-engine.system'),
-          env: engine('memory'),
-          globalSetup: buildOnce,
-        },
-      },
-      {
-        extends: true,
-        test: {
           name: 'system-postgres',
-          include: [...tests('every-engine.system'), ...tests('every-database.system')],
+          include: tests('every-database.system'),
           env: engine('postgres'),
           globalSetup: buildOnce,
         },

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const root = new URL('../..', import.meta.url).pathname;
 const script = join(root, 'scripts/test-summary.mjs');
-const fixtures = join(root, 'scripts/test/system/fixtures/failing-outside-tests');
+const fixtures = join(root, 'scripts/test/fixtures/failing-outside-tests');
 const dir = mkdtempSync(join(tmpdir(), 'test-summary-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

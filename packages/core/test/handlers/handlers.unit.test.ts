@@ -1,7 +1,8 @@
 // The handlers called directly, one function per operationId, on the memory engine: no Fastify, no validation, no
 // database. What they answer for each path (created, conflict, pages and their Link, ETags and 304, deleted and
 // unknown, Idempotency-Key first answers, replays, reuse with another body, a repeat in flight). Through the whole
-// app, on SQLite and PostgreSQL, the same paths are in the server's test/handlers/integration/both-stores/.
+// app, on every engine, the same paths are in the server's test/app/plants-api, test/app/conditional-get and
+// test/idempotency/idempotency-key every-engine integration tests.
 import {
   ApiError,
   decodeCursor,

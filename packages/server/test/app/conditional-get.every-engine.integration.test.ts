@@ -1,7 +1,7 @@
-// ETag and If-None-Match on getPlants through inject, on both stores: a weak ETag per page that changes with every
+// ETag and If-None-Match on getPlants through inject, on every engine: a weak ETag per page that changes with every
 // create and delete of the caller's (made through this app or another app on the same database, as another instance
 // would), 304 without a body for a matching If-None-Match, and tags that differ between queries and principals.
-// Every answer is checked against openapi.yaml by an independent validator (support/http.ts).
+// Every answer is checked against openapi.yaml by an independent validator (test-kit's contract-call.ts).
 import {
   createTestApp,
   createTestDatabase,

@@ -1,5 +1,5 @@
 // The three operations through inject: success paths, validation, int64 ids, paging and ownership.
-// Every answer is checked against openapi.yaml by an independent validator (support/http.ts).
+// Every answer is checked against openapi.yaml by an independent validator (test-kit's contract-call.ts).
 
 import { createTestApp, type TestApp } from '@plant-store/test-kit';
 import { call } from '@plant-store/test-kit/contract-call';

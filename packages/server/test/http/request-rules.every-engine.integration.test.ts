@@ -1,4 +1,4 @@
-// Issue 10, Low items answered through inject (both stores): integer literals (8), text integrity (9), DELETE without
+// Issue 10, Low items answered through inject (every engine): integer literals (8), text integrity (9), DELETE without
 // a body (11), bad percent-escapes (12), HEAD (13), lenient limit (18); and caller-chosen text (a field's or a
 // parameter's name, a path, a charset) cut short in every refusal that repeats it.
 import { createTestApp, type TestApp } from '@plant-store/test-kit';

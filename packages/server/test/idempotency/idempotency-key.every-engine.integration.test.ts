@@ -1,7 +1,7 @@
-// Idempotency-Key on createPlant through inject, on both stores: the first answer (200 or 409) is kept per principal
+// Idempotency-Key on createPlant through inject, on every engine: the first answer (200 or 409) is kept per principal
 // and replayed with Idempotent-Replayed, a key reused with another body is a 422, a repeat while the first is in
 // flight is a 409 without a second write, keys are bounded, and the sweeper removes expired and excess keys.
-// Every answer is checked against openapi.yaml by an independent validator (support/http.ts).
+// Every answer is checked against openapi.yaml by an independent validator (test-kit's contract-call.ts).
 import { BODY_NOT_UTF8_MESSAGE } from '@plant-store/contract';
 import { MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL } from '@plant-store/core';
 import { createTestApp, type TestApp } from '@plant-store/test-kit';

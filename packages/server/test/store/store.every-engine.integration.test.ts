@@ -1,5 +1,5 @@
-// The store contract, on the database under test (SQLite by default, PostgreSQL in the postgres project):
-// ordering, paging, per-owner uniqueness and isolation, exact int64 ids, migrations and tokens.
+// The store contract, on the engine under test (SQLite by default; memory and PostgreSQL in the -memory and -postgres
+// projects): ordering, paging, per-owner uniqueness and isolation, exact int64 ids, migrations and tokens.
 import { INT64_MAX, INT64_MIN } from '@plant-store/contract';
 import { TEST_DATABASE, useTestStore, waitFor } from '@plant-store/test-kit';
 import { pageText, withText } from '@plant-store/test-kit/page-text';

@@ -1,6 +1,6 @@
-// The webhook outbox on the database under test (SQLite by default, PostgreSQL in the postgres project): deliveries
-// queued in the plant's own transaction, for the matching subscriptions only; atomic leases; settling, replaying,
-// rotating, removing and pruning.
+// The webhook outbox on the engine under test (SQLite by default; memory and PostgreSQL in the -memory and -postgres
+// projects): deliveries queued in the plant's own transaction, for the matching subscriptions only; atomic leases;
+// settling, replaying, rotating, removing and pruning.
 import { INT64_MAX } from '@plant-store/contract';
 import { TEST_DATABASE, useTestStore } from '@plant-store/test-kit';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';

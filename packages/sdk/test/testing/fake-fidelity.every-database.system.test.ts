@@ -1,6 +1,7 @@
 // The testing kit answers like the service: the same raw requests go to the real service (over a socket) and to
 // createFakePlantStore().fetch, and the statuses, Error bodies and the headers clients act on must be identical. On
-// both stores: the fake runs the service's handlers over the memory engine, and each engine must answer them alike.
+// SQLite and PostgreSQL: the fake runs the service's handlers over the memory engine, and each engine must answer them
+// alike.
 
 import { startTestServer, type TestServer } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

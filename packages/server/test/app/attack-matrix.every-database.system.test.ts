@@ -1,6 +1,6 @@
-// Attacks on ownership and resources, beyond the auth cases of auth-and-errors.test.ts: foreign plants are never
-// listed, deleted or revealed (not even through a 409) for generated ids; no field can set the owner; floods of
-// oversized bodies are refused without their bytes being retained.
+// Attacks on ownership and resources, beyond the auth cases of auth/auth-and-errors.every-engine.integration.test.ts:
+// foreign plants are never listed, deleted or revealed (not even through a 409) for generated ids; no field can set the
+// owner; floods of oversized bodies are refused without their bytes being retained.
 import { INT64_MAX, INT64_MIN } from '@plant-store/contract';
 import { createTestApp, type TestApp } from '@plant-store/test-kit';
 import { call } from '@plant-store/test-kit/contract-call';
