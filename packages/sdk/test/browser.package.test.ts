@@ -93,7 +93,7 @@ beforeAll(async () => {
   bundle = result.outputFiles[0]!.text;
   const kit = await build({
     stdin: {
-      contents: "export * from './package/package/dist/index.js'; export * from './package/package/dist/testing.js';",
+      contents: "export * from './package/dist/index.js'; export * from './package/dist/testing.js';",
       resolveDir: work,
     },
     bundle: true,
