@@ -6,7 +6,7 @@
 # /deploy with only its production dependencies (no TypeScript, test tools or sources; the contract package with its
 # compiled code and openapi.yaml, the core package with its compiled code). The runtime stage holds that folder and
 # nothing else from the build.
-# packages/server/test/package/deploy-folder.test.ts runs the same deploy command and starts the service from its
+# packages/server/test/deploy-folder.package.test.ts runs the same deploy command and starts the service from its
 # output, since these machines have no Docker.
 FROM node:24-bookworm-slim AS build
 WORKDIR /src

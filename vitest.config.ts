@@ -1,7 +1,10 @@
-// Test tiers, picked by folder: a test file's tier is the `unit/`, `integration/`, `system/` or `package/` folder
-// anywhere in its path, and a `both-stores/` folder inside the integration or system tier runs it twice, on SQLite and
-// on PostgreSQL. So a new folder of tests (say packages/server/test/store/sqlite/) sorts itself with
-// `sqlite/integration/…` and `sqlite/system/…`. A test file in no tier, or in two, stops the run (see tierProblems).
+// Test tiers, picked by file name: `<subject>.<tier>.test.ts` (tier one of unit, integration, system, package; type
+// tests `<subject>.unit.test-d.ts`), in folders that mirror each package's src/ by subject. An integration file named
+// `<subject>.every-engine.integration.test.ts` runs once per engine: memory, SQLite and PostgreSQL (the integration
+// project runs it on SQLite, integration-memory and integration-postgres again on theirs). A system file named
+// `<subject>.every-database.system.test.ts` runs on SQLite and PostgreSQL (system, system-postgres): the memory engine
+// is not run at the system tier, where it cost 91 s of wall time for 10 files (docs/tests.md). A test file whose name
+// carries no tier, or two, or an engine marker its tier has no projects for, stops the run (see tierProblems).
 //
 //   unit         pure: handlers on the memory engine, rules, codecs, the SDK against an injected fetch, components;
 //                no database, no app, no build, no child process (pnpm test:unit, at most 15 s)
@@ -10,22 +13,21 @@
 //   system       child processes, real sockets, crashes, cluster, CLI, the SDK against a listening server; builds first
 //   package      the SDK's tarball, bundles and browsers, /docs in Chromium; builds first
 //
-// Type tests (*.test-d.ts) sit in unit/ folders but are not run by vitest: each package's tsconfig includes its test/
-// folder, so `pnpm typecheck` (tsc -b) checks every expectTypeOf and @ts-expect-error in them.
+// Type tests (*.unit.test-d.ts) are not run by vitest: each package's tsconfig includes its test/ folder, so
+// `pnpm typecheck` (tsc -b) checks every expectTypeOf and @ts-expect-error in them.
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { nameProblem, TIERS } from './scripts/test/test-names.ts';
 
-const TIERS = ['unit', 'integration', 'system', 'package'] as const;
 const TEST_ROOTS = ['packages/*/test', 'examples/*/test', 'tools/*/test', 'scripts/test'];
-const tests = (tier: string, suffix = '') => TEST_ROOTS.map((root) => `${root}/**/${tier}/**/${suffix}*.test.{ts,tsx}`);
-const bothStores = (tier: string) => tests(tier, 'both-stores/**/');
+const tests = (name: string) => TEST_ROOTS.map((root) => `${root}/**/*.${name}.test.{ts,tsx}`);
 
 // The workspace packages are TypeScript in src/ under the `source` export condition (see their package.json), so
 // the unit tier runs on the sources with no build. Processes the tests start run dist/, built by build-once.ts.
 const CONDITIONS = ['source', 'module', 'node', 'development|production'];
 
-/** Test files that sit in no tier folder or in more than one; the run stops until they are moved. */
+/** Test files whose names break the rule above; the run stops until they are renamed. */
 function tierProblems(): string[] {
   const root = import.meta.dirname;
   const problems: string[] = [];
@@ -35,11 +37,8 @@ function tierProblems(): string[] {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (/\.test(-d)?\.tsx?$/.test(entry.name)) {
-        const segments = relative(root, path).split('/');
-        const tiers = TIERS.filter((tier) => segments.includes(tier));
-        if (tiers.length !== 1) problems.push(`${relative(root, path)} is in ${tiers.length} tier folders`);
-        else if (segments.includes('both-stores') && !['integration', 'system'].includes(tiers[0] as string))
-          problems.push(`${relative(root, path)} is in both-stores/ outside integration/ and system/`);
+        const problem = nameProblem(entry.name);
+        if (problem) problems.push(`${relative(root, path)} ${problem}`);
       }
     }
   };
@@ -50,12 +49,11 @@ function tierProblems(): string[] {
 const problems = tierProblems();
 if (problems.length > 0) {
   throw new Error(
-    `Every test file belongs to exactly one tier folder (unit/, integration/, system/, package/): ${problems.join('; ')}`,
+    `Every test file is named <subject>[.every-engine|.every-database].<tier>.test.ts, tier one of ${TIERS.join(', ')}: ${problems.join('; ')}`,
   );
 }
 
-const sqlite = { PLANT_STORE_TEST_DATABASE: 'sqlite' };
-const postgres = { PLANT_STORE_TEST_DATABASE: 'postgres' };
+const engine = (name: 'memory' | 'sqlite' | 'postgres') => ({ PLANT_STORE_TEST_DATABASE: name });
 const buildOnce = ['scripts/test/build-once.ts'];
 
 export default defineConfig({
@@ -74,18 +72,50 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: tests('unit'), pool: 'threads', isolate: false } },
       {
         extends: true,
-        test: { name: 'integration', include: tests('integration'), pool: 'threads', isolate: false, env: sqlite },
+        test: {
+          name: 'integration',
+          include: tests('integration'),
+          pool: 'threads',
+          isolate: false,
+          env: engine('sqlite'),
+        },
       },
       {
         extends: true,
-        test: { name: 'integration-postgres', include: bothStores('integration'), env: postgres, isolate: false },
+        test: {
+          name: 'integration-memory',
+          include: tests('every-engine.integration'),
+          pool: 'threads',
+          isolate: false,
+          env: engine('memory'),
+        },
       },
-      { extends: true, test: { name: 'system', include: tests('system'), env: sqlite, globalSetup: buildOnce } },
       {
         extends: true,
-        test: { name: 'system-postgres', include: bothStores('system'), env: postgres, globalSetup: buildOnce },
+        test: {
+          name: 'integration-postgres',
+          include: tests('every-engine.integration'),
+          env: engine('postgres'),
+          isolate: false,
+        },
       },
-      { extends: true, test: { name: 'package', include: tests('package'), env: sqlite, globalSetup: buildOnce } },
+      {
+        extends: true,
+        test: { name: 'system', include: tests('system'), env: engine('sqlite'), globalSetup: buildOnce },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'system-postgres',
+          include: tests('every-database.system'),
+          env: engine('postgres'),
+          globalSetup: buildOnce,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'package', include: tests('package'), env: engine('sqlite'), globalSetup: buildOnce },
+      },
     ],
   },
 });

@@ -6,6 +6,7 @@ export {
   POSTGRES_URL,
   TEST_DATABASE,
   type TestDatabase,
+  type TestDatabaseKind,
   type TestDatabaseOptions,
 } from './test-database.js';
 export { createTestApp, startTestServer, type TestApp, type TestServer } from './test-server.js';

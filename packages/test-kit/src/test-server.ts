@@ -87,7 +87,7 @@ function testConfig(env: Record<string, string>): Config {
     LOG_LEVEL: 'silent',
     PORT: '0',
     // Inject tests share the event loop with the test's own work: its lag is not the service's overload, so load
-    // shedding is off unless a test turns it on (packages/server/test/http/system/load-shedding.test.ts does).
+    // shedding is off unless a test turns it on (packages/server/test/http/load-shedding.system.test.ts does).
     MAX_EVENT_LOOP_DELAY_MS: '0',
     ...env,
   });

@@ -4,9 +4,15 @@
 import type { Store } from '@plant-store/server';
 import { openStore } from '@plant-store/server/store';
 import { afterAll, beforeAll } from 'vitest';
-import { createTestDatabase, TEST_DATABASE, type TestDatabase, type TestDatabaseOptions } from './test-database.js';
+import {
+  createTestDatabase,
+  TEST_DATABASE,
+  type TestDatabase,
+  type TestDatabaseKind,
+  type TestDatabaseOptions,
+} from './test-database.js';
 
-export type TestStoreKind = 'memory' | 'sqlite' | 'postgres';
+export type TestStoreKind = TestDatabaseKind;
 export type StoreOptions = NonNullable<Parameters<typeof openStore>[1]>;
 
 export interface TestStore {
@@ -31,8 +37,7 @@ export async function openTestStore(
   kind: TestStoreKind = TEST_DATABASE,
   options: TestStoreOptions = {},
 ): Promise<TestStore> {
-  const database: TestDatabase =
-    kind === 'memory' ? { url: 'memory:', drop: async () => {} } : createTestDatabase(kind, options);
+  const database: TestDatabase = createTestDatabase(kind, options);
   let store: Store;
   try {
     store = await openStore(database.url, options.store);

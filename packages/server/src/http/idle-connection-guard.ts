@@ -3,7 +3,7 @@
 // an answer. The guard holds Node's idle sweep back briefly, so such connections can deliver their request (answered
 // with Connection: close), and then closes whatever is still idle, again and again until the server has closed.
 // close-with-grace and Fastify's close have no such grace period; SIGTERM under load is tested in
-// shutdown-under-load.test.ts.
+// shutdown-under-load.system.test.ts.
 import type { Server } from 'node:http';
 
 /** How long connections accepted just before the close get to deliver their request. */

@@ -5,7 +5,7 @@
 // What a request costs the log is priced in the performance manual (layer table): pino's child logger per request and
 // its generic serialization of the line were most of it. So a request's logger is made only when the request writes
 // something beside its access line (a refusal's reason, an error), and the access line, whose fields are fixed, is
-// written as text straight to pino's stream, in the very shape pino gives it (test/http/unit/access-log.test.ts).
+// written as text straight to pino's stream, in the very shape pino gives it (test/http/access-log.unit.test.ts).
 import { hostname } from 'node:os';
 import {
   type FastifyBaseLogger,

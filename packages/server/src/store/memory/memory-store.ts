@@ -273,36 +273,55 @@ function webhooksOf(signal: QueuedSignal): WebhookRepository & { queue(plant: St
   };
 }
 
+/**
+ * `repository` with each of its methods refusing once `isClosed()` says so, as a closed connection refuses on the other
+ * engines: a closed memory store must not go on answering as an empty one.
+ */
+function whileOpen<T extends object>(repository: T, isClosed: () => boolean): T {
+  const guarded = { ...repository } as Record<string, unknown>;
+  for (const [name, method] of Object.entries(repository)) {
+    if (typeof method !== 'function') continue;
+    guarded[name] = (...args: unknown[]) =>
+      isClosed() ? Promise.reject(new Error('the memory store is closed')) : method(...args);
+  }
+  return guarded as T;
+}
+
 /** A new, empty store in this process's memory. */
 export function openMemoryStore(): Store {
   const signal = new QueuedSignal();
   const engine = openMemoryPlants();
   const { plants } = engine;
-  const webhooks = webhooksOf(signal);
+  const { onQueued, ...webhooks } = webhooksOf(signal);
   let closed = false;
+  const isClosed = () => closed;
   return {
     kind: 'memory',
-    plants: {
-      // Every read and write of the plants as the core's engine does it (a method the repository gains needs no line
-      // here), but the creates:
-      ...plants,
-      // the plant and its webhook deliveries in one step, as the other engines do in one transaction.
-      async create(owner, plant) {
-        const created = await plants.create(owner, plant);
-        if (created) webhooks.queue(plant, owner);
-        signal.committed();
-        return created;
+    plants: whileOpen(
+      {
+        // Every read and write of the plants as the core's engine does it (a method the repository gains needs no
+        // line here), but the creates:
+        ...plants,
+        // the plant and its webhook deliveries in one step, as the other engines do in one transaction.
+        async create(owner: string, plant: StoredPlant) {
+          const created = await plants.create(owner, plant);
+          if (created) webhooks.queue(plant, owner);
+          signal.committed();
+          return created;
+        },
+        async createOnce(owner: string, plant: StoredPlant, claim: Parameters<typeof plants.createOnce>[2]) {
+          const outcome = await plants.createOnce(owner, plant, claim);
+          if (outcome === true) webhooks.queue(plant, owner);
+          signal.committed();
+          return outcome;
+        },
       },
-      async createOnce(owner, plant, claim) {
-        const outcome = await plants.createOnce(owner, plant, claim);
-        if (outcome === true) webhooks.queue(plant, owner);
-        signal.committed();
-        return outcome;
-      },
-    },
-    idempotency: engine.idempotency,
-    tokens: tokensOf(),
-    webhooks,
+      isClosed,
+    ),
+    idempotency: whileOpen(engine.idempotency, isClosed),
+    tokens: whileOpen(tokensOf(), isClosed),
+    // Registering a listener is no database call: it stays allowed, as on the other engines.
+    webhooks: { ...whileOpen(webhooks, isClosed), onQueued },
     async migrate() {
       return [];
     },

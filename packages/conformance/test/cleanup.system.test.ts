@@ -1,0 +1,57 @@
+// Cleanup always: through a deployment that reads ids as doubles (9007199254740993 is stored as 9007199254740992),
+// the run's deletes by the ids it sent miss, and it still leaves nothing behind: it finds its plants by the run's name
+// prefix and deletes them under the id the deployment made of them. A run that created nothing looks for nothing.
+import { startTestServer, type TestServer } from '@plant-store/test-kit';
+import {
+  type Breakage,
+  numbersAsDoubles,
+  serverErrorOnLargestPage,
+  startProxy,
+} from '@plant-store/test-kit/broken-deployments';
+import { conformance, runConformance } from '@plant-store/test-kit/conformance-run';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+
+let t: TestServer;
+
+beforeAll(async () => {
+  t = await startTestServer({ env: { RATE_LIMIT_MAX: '0', RATE_LIMIT_ANONYMOUS_MAX: '0' } });
+});
+afterAll(() => t.close());
+
+const plantsOf = async (subject: string) =>
+  JSON.parse(new TextDecoder().decode((await t.store.plants.list(subject, { limit: 1000 })).body)) as unknown[];
+
+it.each([
+  ['rounded their ids', 'mangled', numbersAsDoubles],
+  // The sweep lists the largest pages first; where those fail, pages of the default size.
+  ['rounded their ids and fails a page of 1000', 'mangled-paged', { ...numbersAsDoubles, ...serverErrorOnLargestPage }],
+] as [string, string, Breakage][])(
+  'deletes every plant it created although the deployment %s',
+  async (_name, subject, breakage) => {
+    const proxy = await startProxy(t.url, breakage);
+    try {
+      const [first, second] = await Promise.all([t.token(`${subject}-a`), t.token(`${subject}-b`)]);
+      const run = await runConformance({ baseUrl: proxy.url, tokens: [first, second], args: ['--requests', '40'] });
+      expect(run.code, run.output).toBe(1);
+      expect(run.output).toMatch(/^FAILED: .*id-exact/m);
+      expect(run.output).not.toContain('LEFT BEHIND');
+      expect(run.output).toMatch(/deleted [1-9]\d* plants the run created\./);
+      expect(await plantsOf(`${subject}-a`)).toEqual([]);
+      expect(await plantsOf(`${subject}-b`)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  },
+  120_000,
+);
+
+it('looks for nothing to clean up when it created nothing (a refused token: one request, then exit 2)', async () => {
+  const proxy = await startProxy(t.url);
+  try {
+    const run = await conformance(['--base-url', proxy.url, '--token', 'pst_not-a-token-of-this-service']);
+    expect(run.code, run.output).toBe(2);
+    expect(proxy.seen.map((request) => `${request.method} ${request.url}`)).toEqual(['GET /plants?limit=1']);
+  } finally {
+    await proxy.close();
+  }
+});

@@ -1,0 +1,182 @@
+// Proves the tarball, not the source: pack the SDK with pnpm, install it with npm into an empty project outside the
+// workspace, import it from ESM and CommonJS against the real server, type-check a TypeScript program against it,
+// and run publint and attw on what would be published.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startTestServer, type TestServer } from '@plant-store/test-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const sdkDir = new URL('..', import.meta.url).pathname;
+const bin = (name: string) => join(sdkDir, 'node_modules/.bin', name);
+const tsc = new URL('../../../node_modules/.bin/tsc', import.meta.url).pathname;
+const work = mkdtempSync(join(tmpdir(), 'plant-store-sdk-tarball-'));
+const project = join(work, 'consumer');
+let tarball: string;
+let server: TestServer;
+
+beforeAll(async () => {
+  await run('npx', ['-y', 'pnpm@10.34.9', 'pack', '--pack-destination', work], { cwd: sdkDir });
+  tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!);
+  await run('mkdir', ['-p', project]);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  // @tanstack/query-core is the TanStack helpers' optional peer: an app using them has it (their types need it).
+  const queryCore = JSON.parse(readFileSync(join(sdkDir, 'node_modules/@tanstack/query-core/package.json'), 'utf8'));
+  await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, `@tanstack/query-core@${queryCore.version}`],
+    { cwd: project },
+  );
+  server = await startTestServer({ env: { RATE_LIMIT_MAX: '0' } });
+}, 240_000);
+
+afterAll(async () => {
+  await server?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed SDK', () => {
+  it('ships only dist, README, CHANGELOG and package.json, with types that name no private package', async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball]);
+    const files = stdout.trim().split('\n').sort();
+    expect(files).toContain('package/dist/index.js');
+    expect(files).toContain('package/dist/index.cjs');
+    expect(files).toContain('package/dist/index.d.ts');
+    expect(files).toContain('package/dist/index.d.cts');
+    for (const entry of ['testing', 'tanstack']) {
+      for (const suffix of ['js', 'cjs', 'd.ts', 'd.cts']) expect(files).toContain(`package/dist/${entry}.${suffix}`);
+    }
+    expect(files).toContain('package/README.md');
+    expect(files).toContain('package/CHANGELOG.md');
+    expect(files.filter((file) => file.includes('/src/') || file.includes('/test/'))).toEqual([]);
+    const installed = join(project, 'node_modules/@plant-store/sdk');
+    for (const types of readdirSync(join(installed, 'dist')).filter((name) => /\.d\.c?ts$/.test(name))) {
+      expect(readFileSync(join(installed, 'dist', types), 'utf8')).not.toContain('@plant-store/');
+    }
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+    // A caret range, so that an app that also uses openapi-fetch gets one copy of it.
+    expect(manifest.dependencies).toEqual({ 'openapi-fetch': expect.stringMatching(/^\^\d/) });
+    expect(manifest.peerDependencies).toEqual({ '@tanstack/query-core': expect.stringMatching(/^\^5\./) });
+    expect(manifest.peerDependenciesMeta).toEqual({ '@tanstack/query-core': { optional: true } });
+    expect(manifest.sideEffects).toBe(false);
+  });
+
+  it('works from ESM against the real server', async () => {
+    const token = await server.token('tarball-esm');
+    writeFileSync(
+      join(project, 'esm.mjs'),
+      `import { createPlantStoreClient, NotFoundError } from '@plant-store/sdk';
+const api = createPlantStoreClient({ baseUrl: process.argv[2], token: process.argv[3] });
+await api.plants.create({ id: 9223372036854775807n, name: 'from esm' });
+const listed = await api.plants.list();
+const missing = await api.plants.delete(5).catch((error) => error instanceof NotFoundError);
+console.log(JSON.stringify({ listed, missing }));`,
+    );
+    const { stdout } = await run(process.execPath, ['esm.mjs', server.url, token], { cwd: project });
+    expect(JSON.parse(stdout)).toEqual({ listed: [{ name: 'from esm' }], missing: true });
+  });
+
+  it('serves the testing kit and the TanStack helpers from their subpaths, in ESM and CommonJS', async () => {
+    writeFileSync(
+      join(project, 'kit.mjs'),
+      `import { createPlantStoreClient } from '@plant-store/sdk';
+import { createFakePlantStore } from '@plant-store/sdk/testing';
+import { createPlantStoreQueries, hashPlantStoreKey } from '@plant-store/sdk/tanstack';
+const fake = createFakePlantStore();
+const api = createPlantStoreClient({ baseUrl: 'http://plant-store.test', token: fake.createToken({ subject: 'a' }), fetch: fake.fetch });
+await api.plants.create({ id: 9223372036854775807n, name: 'from the kit' });
+const queries = createPlantStoreQueries(api);
+console.log(JSON.stringify({ listed: await api.plants.list(), hash: hashPlantStoreKey([1n]), key: queries.keys.lists() }));`,
+    );
+    const { stdout } = await run(process.execPath, ['kit.mjs'], { cwd: project });
+    expect(JSON.parse(stdout)).toEqual({
+      listed: [{ name: 'from the kit' }],
+      hash: '[{"$bigint":"1"}]',
+      key: ['plant-store', 'default', 'plants'],
+    });
+    writeFileSync(
+      join(project, 'kit.cjs'),
+      `const { createFakePlantStore } = require('@plant-store/sdk/testing');
+const { createPlantStoreQueries } = require('@plant-store/sdk/tanstack');
+console.log(JSON.stringify([typeof createFakePlantStore().fetch, typeof createPlantStoreQueries]));`,
+    );
+    const cjs = await run(process.execPath, ['kit.cjs'], { cwd: project });
+    expect(JSON.parse(cjs.stdout)).toEqual(['function', 'function']);
+  });
+
+  it('works from CommonJS against the real server', async () => {
+    const token = await server.token('tarball-cjs');
+    writeFileSync(
+      join(project, 'cjs.cjs'),
+      `const { createPlantStoreClient, PlantStoreError } = require('@plant-store/sdk');
+const api = createPlantStoreClient({ baseUrl: process.argv[2], token: process.argv[3] });
+api.plants.create({ id: 1, name: 'from cjs' })
+  .then(() => api.plants.create({ id: 1, name: 'again' }))
+  .catch((error) => console.log(JSON.stringify({ conflict: error instanceof PlantStoreError && error.status })));`,
+    );
+    const { stdout } = await run(process.execPath, ['cjs.cjs', server.url, token], { cwd: project });
+    expect(JSON.parse(stdout)).toEqual({ conflict: 409 });
+  });
+
+  it.each(['NodeNext', 'Bundler'])('type-checks a consumer program with moduleResolution %s', async (resolution) => {
+    writeFileSync(
+      join(project, 'main.ts'),
+      `import { createPlantStoreClient, type Plant, RateLimitError } from '@plant-store/sdk';
+import { createFakePlantStore } from '@plant-store/sdk/testing';
+import { createPlantStoreQueries } from '@plant-store/sdk/tanstack';
+const api = createPlantStoreClient({ baseUrl: 'http://localhost:3000', token: async () => 'token' });
+export async function main(): Promise<Plant[]> {
+  await api.plants.create({ id: 1n, name: 'Fern', tag: 'green' });
+  // @ts-expect-error a string id does not compile
+  await api.plants.delete('1');
+  // @ts-expect-error name is required
+  await api.plants.create({ id: 2 });
+  // @ts-expect-error pageSize is a number
+  api.plants.listAll({ pageSize: '10' });
+  for await (const plant of api.plants.listAll({ pageSize: 100 }, { timeoutMs: 5_000 })) void plant.tag?.length;
+  const { plants, nextCursor } = await api.plants.listPage({ limit: 2 });
+  void [plants, nextCursor?.length];
+  const { data } = await api.raw.GET('/plants', { params: { query: { limit: 5 } } });
+  const retryAfter: number | undefined = new RateLimitError({} as never).retryAfterMs;
+  void retryAfter;
+  return data ?? (await api.plants.list({ limit: 10 }));
+}
+export function kit(): string {
+  const fake = createFakePlantStore();
+  // @ts-expect-error scopes are read and write
+  fake.createToken({ subject: 'a', scopes: ['admin'] });
+  return fake.createToken({ subject: 'a', scopes: ['read'] });
+}
+export const pageKey: readonly unknown[] = createPlantStoreQueries(api).page({ limit: 5 }).queryKey;
+`,
+    );
+    const config = `tsconfig.${resolution}.json`;
+    writeFileSync(
+      join(project, config),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'ES2022',
+          lib: ['ES2022', 'DOM'],
+          module: resolution === 'NodeNext' ? 'NodeNext' : 'ESNext',
+          moduleResolution: resolution,
+          types: [],
+        },
+        files: ['main.ts'],
+      }),
+    );
+    await expect(run(tsc, ['-p', config], { cwd: project })).resolves.toBeDefined();
+  });
+
+  it('is clean under publint and are-the-types-wrong', async () => {
+    const publint = await run(bin('publint'), ['run', '--strict', '--pack', 'npm', '.'], { cwd: sdkDir });
+    expect(publint.stdout).toMatch(/All good|No problems found/);
+    const attw = await run(bin('attw'), [tarball, '--format', 'json']);
+    const report = JSON.parse(attw.stdout) as { analysis: { problems: unknown[] } };
+    expect(report.analysis.problems).toEqual([]);
+  });
+});

@@ -1,0 +1,90 @@
+// The access line is written as text, not by pino: it must be the line pino writes for the same request, byte for
+// byte but the time, and a request's logger must write through pino's child only when something is logged.
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { describe, expect, it, vi } from 'vitest';
+import { AccessLog, accessLine, RequestLog, requestLog } from '../../src/http/logger.js';
+import { redactQuery } from '../../src/http/url-redaction.js';
+
+function capturingLogger(level = 'info') {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const serializers = {
+    req: (request: { method: string; url: string; ip: string }) => ({
+      method: request.method,
+      url: redactQuery(request.url),
+      remoteAddress: request.ip,
+    }),
+    res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
+  };
+  return { logger: pino({ level, serializers }, stream), lines };
+}
+
+const requests = [
+  { method: 'GET', url: '/plants?limit=100', ip: '127.0.0.1' },
+  { method: 'POST', url: '/plants?access_token=pst_secret&x="quoted"\\', ip: '::1' },
+  { method: 'DELETE', url: '/plants/9007199254740993?%61ccess_token=x', ip: '10.0.0.1' },
+];
+
+describe('the access line', () => {
+  it.each(requests)('is the line pino writes for $method $url, with the time its own', async (request) => {
+    const { logger, lines } = capturingLogger();
+    const bindings = { reqId: 'req-1:a.b' };
+    logger.child(bindings).info({ req: request, res: { statusCode: 201 }, responseTime: 1.25 }, 'request completed');
+    await new Promise((resolve) => setImmediate(resolve));
+    const fromPino = lines[0]!;
+    const time = Number(/"time":(\d+)/.exec(fromPino)?.[1]);
+    expect(accessLine(time, logger, bindings, request, 201, 1.25)).toBe(fromPino);
+    expect(fromPino).not.toContain('pst_secret');
+  });
+});
+
+describe('a request logger', () => {
+  it('makes no child for lines below the level, and writes the others with the request id', async () => {
+    const { logger, lines } = capturingLogger('info');
+    const child = vi.spyOn(logger, 'child');
+    const log = requestLog(logger, { reqId: 'r-7' }, {}) as unknown as RequestLog;
+    expect(log).toBeInstanceOf(RequestLog);
+    log.debug({ detail: 1 }, 'not written');
+    expect(child).not.toHaveBeenCalled();
+    log.info({ status: 404 }, 'request refused');
+    log.error(new Error('boom'));
+    expect(child).toHaveBeenCalledTimes(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const written = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(written).toHaveLength(2);
+    expect(written[0]).toMatchObject({ level: 30, reqId: 'r-7', status: 404, msg: 'request refused' });
+    expect(written[1]).toMatchObject({ level: 50, reqId: 'r-7', err: { message: 'boom' } });
+  });
+
+  it('is pino’s own child when the route sets a level or serializers', () => {
+    const { logger } = capturingLogger();
+    expect(requestLog(logger, { reqId: 'x' }, { level: 'debug' })).not.toBeInstanceOf(RequestLog);
+  });
+});
+
+describe('with the log off', () => {
+  it('writes nothing and throws nothing for a request logger over a stand-in that is not pino', () => {
+    // Fastify's logger when LOG_LEVEL=silent: methods that do nothing, no level, no stream.
+    const noop = () => {};
+    const standIn = {
+      info: noop,
+      error: noop,
+      warn: noop,
+      debug: noop,
+      trace: noop,
+      fatal: noop,
+      child: () => standIn,
+    };
+    const log = new RequestLog(standIn as never, { reqId: 'r-1' }, {});
+    expect(() => log.error(new Error('boom'))).not.toThrow();
+    const request = { method: 'GET', url: '/plants', ip: '127.0.0.1', log };
+    const reply = { log, statusCode: 200, elapsedTime: 1 };
+    expect(() => new AccessLog().requestCompleted(null, request as never, reply as never)).not.toThrow();
+  });
+});

@@ -1,0 +1,73 @@
+// What a serving process holds: V8's young generation sized by `plant-store serve` itself (the same process,
+// re-executed with the flag), and only the modules of what is switched on (a SQLite service with metrics off loads
+// neither pg, ioredis, jose, prom-client nor OpenTelemetry).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type ServerProcess, startServerProcess, stopAll } from '@plant-store/test-kit/server-process';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const dir = mkdtempSync(join(tmpdir(), 'plant-store-footprint-'));
+const processes: ServerProcess[] = [];
+afterAll(async () => {
+  await stopAll(processes);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function serve(name: string, env: Record<string, string> = {}) {
+  const server = await startServerProcess({ DATABASE_URL: `sqlite:${join(dir, `${name}.db`)}`, ...env });
+  processes.push(server);
+  return server;
+}
+
+const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+
+describe('a serving process', () => {
+  it('runs with a bounded young generation, an old-generation ceiling and two malloc arenas, in the very process that was started', async () => {
+    const server = await serve('sized');
+    expect(commandLine(server.child.pid!)).toContain('--max-semi-space-size=16');
+    expect(commandLine(server.child.pid!)).toContain('--max-old-space-size=384');
+    expect(readFileSync(`/proc/${server.child.pid!}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it('keeps the sizes NODE_OPTIONS and the environment ask for', async () => {
+    const server = await serve('asked', {
+      NODE_OPTIONS: '--max-semi-space-size=8 --max-old-space-size=2048',
+      MALLOC_ARENA_MAX: '4',
+    });
+    const line = commandLine(server.child.pid!);
+    expect(line).not.toContain('--max-semi-space-size=16');
+    expect(line).not.toContain('--max-old-space-size=384');
+    expect(readFileSync(`/proc/${server.child.pid!}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=4');
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it('adds only the size NODE_OPTIONS leaves out', async () => {
+    const server = await serve('half', { NODE_OPTIONS: '--max-old-space-size=2048' });
+    const line = commandLine(server.child.pid!);
+    expect(line).toContain('--max-semi-space-size=16');
+    expect(line).not.toContain('--max-old-space-size=384');
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it('loads no module of a feature that is off', async () => {
+    const loaded = join(dir, 'loaded.txt');
+    const hook = join(dir, 'hook.mjs');
+    writeFileSync(
+      hook,
+      `import { appendFileSync } from 'node:fs';
+import { registerHooks } from 'node:module';
+registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loaded)}, url + '\\n'); return next(url, context); } });
+`,
+    );
+    const server = await serve('lazy', { NODE_OPTIONS: `--import ${pathToFileURL(hook).href}`, METRICS_PORT: 'off' });
+    expect((await fetch(`${server.url}/plants`)).status).toBe(401);
+    const urls = readFileSync(loaded, 'utf8');
+    expect(urls).toContain('better-sqlite3');
+    for (const unused of ['/pg@', '/pg-pool@', '/ioredis@', '/jose@', '/prom-client@', '@opentelemetry']) {
+      expect(urls, unused).not.toContain(unused);
+    }
+  });
+});

@@ -1,0 +1,123 @@
+// The byte-bounded LRU behind the page cache (both stores) and the PostgreSQL token cache.
+
+import { pageOf } from '@plant-store/test-kit/page-text';
+import { describe, expect, it } from 'vitest';
+import { PageCache, pageChangedBy } from '../../src/store/page-cache.js';
+import type { PlantPage } from '../../src/store/store.js';
+
+describe('PageCache', () => {
+  it('keeps any kind of value within its byte bound, by the size it is given, dropping the least recently used', () => {
+    const cache = new PageCache<{ size: number }>(4096, (value) => value.size);
+    for (let i = 0; i < 100; i++) {
+      cache.set('owner', `k${i}`, { size: 1000 });
+      expect(cache.bytes).toBeLessThanOrEqual(4096);
+    }
+    expect(cache.get('owner', 'k99')).toEqual({ size: 1000 });
+    expect(cache.get('owner', 'k0')).toBeUndefined();
+    // A hit is a use: k97 survives the next insert, k98 (now the oldest) does not.
+    cache.get('owner', 'k97');
+    cache.set('owner', 'k100', { size: 1000 });
+    expect(cache.get('owner', 'k97')).toBeDefined();
+    expect(cache.get('owner', 'k98')).toBeUndefined();
+  });
+
+  it('knows the oldest version among an owner’s pages, by number, and forgets those older than a version', () => {
+    const cache = new PageCache();
+    const at = (version: string) => pageOf('[]', { lastId: undefined, hasMore: false, version });
+    expect(cache.oldestVersion('owner')).toBeUndefined();
+    cache.set('owner', 'a', at('10'), undefined);
+    cache.set('owner', 'b', at('9'), undefined);
+    cache.set('owner', 'c', at('11'), undefined);
+    cache.set('other', 'a', at('2'), undefined);
+    expect(cache.oldestVersion('owner')).toBe(9n);
+    cache.forgetOlderThan('owner', 10n);
+    expect(cache.get('owner', 'b')).toBeUndefined();
+    expect(cache.oldestVersion('owner')).toBe(10n);
+    expect(cache.get('owner', 'c')).toBeDefined();
+    expect(cache.oldestVersion('other')).toBe(2n);
+  });
+
+  it('refuses a value larger than the whole bound, and forgets an owner’s entries on a write', () => {
+    const cache = new PageCache<{ size: number }>(4096, (value) => value.size);
+    cache.set('a', 'huge', { size: 5000 });
+    expect(cache.bytes).toBe(0);
+    cache.set('a', 'x', { size: 10 });
+    cache.set('b', 'x', { size: 10 });
+    cache.forget('a');
+    expect(cache.get('a', 'x')).toBeUndefined();
+    expect(cache.get('b', 'x')).toEqual({ size: 10 });
+  });
+
+  it('evicts in the order cached, giving an entry used since it was last passed over one more turn (CLOCK)', () => {
+    const cache = new PageCache<{ size: number }>(4 * 1300, (value) => value.size);
+    for (const key of ['a', 'b', 'c', 'd']) cache.set('owner', key, { size: 1000 });
+    cache.get('owner', 'a');
+    cache.get('owner', 'c');
+    // a and c were used: b goes first, then d; a and c are passed over once, and then go in their new order.
+    cache.set('owner', 'e', { size: 1000 });
+    expect(['a', 'b', 'c', 'd'].map((key) => cache.has('owner', key))).toEqual([true, false, true, true]);
+    cache.set('owner', 'f', { size: 1000 });
+    expect(['a', 'c', 'd', 'e'].map((key) => cache.has('owner', key))).toEqual([true, true, false, true]);
+    cache.set('owner', 'g', { size: 1000 });
+    expect(['a', 'c', 'e', 'f'].map((key) => cache.has('owner', key))).toEqual([false, true, true, true]);
+    expect(cache.stats()).toMatchObject({ hits: 2, misses: 0, entries: 4 });
+  });
+
+  it('tells whether a key holds a value without counting a hit or a miss, nor making it the most recently used', () => {
+    const cache = new PageCache<{ size: number }>(3000, (value) => value.size);
+    cache.set('a', 'old', { size: 1000 });
+    cache.set('a', 'new', { size: 1000 });
+    expect([cache.has('a', 'old'), cache.has('a', 'gone'), cache.has('b', 'old')]).toEqual([true, false, false]);
+    expect(cache.stats()).toMatchObject({ hits: 0, misses: 0 });
+    cache.set('a', 'next', { size: 1000 });
+    expect(cache.has('a', 'old')).toBe(false);
+  });
+});
+
+describe('pageChangedBy', () => {
+  // A full page of plants 10..19 (limit 10), starting after cursor 5, with more plants after it.
+  const full: PlantPage = pageOf('[]', { lastId: 19n, hasMore: true, version: '1' });
+  const last: PlantPage = pageOf('[]', { lastId: 19n, hasMore: false, version: '1' });
+  const empty: PlantPage = pageOf('[]', { lastId: undefined, hasMore: false, version: '1' });
+
+  it('leaves a page alone when the plant is before its range, or beyond a full page that knows more follow', () => {
+    expect(pageChangedBy('create', 3n, full, 5n)).toBe(false);
+    expect(pageChangedBy('create', 5n, full, 5n)).toBe(false);
+    expect(pageChangedBy('create', 20n, full, 5n)).toBe(false);
+    expect(pageChangedBy('create', 1_000_000n, full, undefined)).toBe(false);
+    expect(pageChangedBy('delete', 3n, full, 5n)).toBe(false);
+    // Nothing follows the last page, so no plant beyond it can be deleted.
+    expect(pageChangedBy('delete', 25n, last, 5n)).toBe(false);
+  });
+
+  it('counts a plant inside the range, one beyond the last page, and a delete that may end hasMore', () => {
+    expect(pageChangedBy('create', 12n, full, 5n)).toBe(true);
+    expect(pageChangedBy('create', 6n, full, undefined)).toBe(true);
+    expect(pageChangedBy('create', 25n, last, 5n)).toBe(true); // hasMore becomes true
+    expect(pageChangedBy('create', 7n, empty, 5n)).toBe(true);
+    expect(pageChangedBy('delete', 19n, full, 5n)).toBe(true);
+    expect(pageChangedBy('delete', 25n, full, 5n)).toBe(true); // maybe the only plant after the page
+  });
+
+  it('lets afterWrite drop only the pages a change may alter, and give the others the new version', () => {
+    const cache = new PageCache();
+    cache.set('ann', '10:', pageOf('[1]', { lastId: 10n, hasMore: true, version: '1' }));
+    cache.set('ann', '10:10', pageOf('[2]', { lastId: 20n, hasMore: false, version: '1' }), 10n);
+    cache.set('ben', '10:', pageOf('[3]', { lastId: 10n, hasMore: false, version: '1' }));
+    cache.afterWrite('ann', '1', '2', (page, after) => pageChangedBy('create', 15n, page, after));
+    expect(cache.get('ann', '10:')).toBeDefined();
+    expect(cache.get('ann', '10:')?.version).toBe('2');
+    expect(cache.get('ann', '10:10')).toBeUndefined();
+    expect(cache.get('ben', '10:')?.version).toBe('1');
+  });
+
+  it('forgets a page that missed a write between its version and the one afterWrite starts from', () => {
+    // Another instance's write moved ann from 1 to 2 (it alters the page); this instance's own, 2 to 3, does not.
+    const cache = new PageCache();
+    cache.set('ann', '10:', pageOf('[1]', { lastId: 10n, hasMore: true, version: '1' }));
+    cache.set('ann', '10:5', pageOf('[2]', { lastId: 10n, hasMore: true, version: '4' }), 5n);
+    cache.afterWrite('ann', '2', '3', (page, after) => pageChangedBy('create', 15n, page, after));
+    expect(cache.get('ann', '10:')).toBeUndefined();
+    expect(cache.get('ann', '10:5')?.version).toBe('4');
+  });
+});

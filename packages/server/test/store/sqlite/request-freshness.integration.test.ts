@@ -1,0 +1,129 @@
+// A request checks the SQLite store's caches against the database once (data_version, read as the request's first
+// cached answer is given), not once per call: another connection's commit is seen by the next request, and by any
+// call once the event loop has turned, while the calls of one request answer from one view. Another connection's
+// commit costs the pages of the owners it did not touch nothing: they stay cached.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pageText } from '@plant-store/test-kit/page-text';
+import Database from 'better-sqlite3';
+import { afterAll, expect, it } from 'vitest';
+import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'plant-store-freshness-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const names = async (store: ReturnType<typeof openSqliteStore>) =>
+  (JSON.parse(pageText(await store.plants.list('owner', { limit: 10 }))) as { name: string }[]).map((p) => p.name);
+
+it('sees another connection’s commit in the next request, and after the turn, but not within one request', async () => {
+  const path = join(dir, 'plants.db');
+  const store = openSqliteStore(path);
+  await store.migrate();
+  await store.plants.create('owner', { id: 1n, name: 'one' });
+  // Another worker's create, committed at once (a store's own create would wait for the event loop to turn): the
+  // plant and the owner's version, moved in the same transaction as the store does.
+  const other = new Database(path);
+  const insert = other.transaction((id: number, name: string) => {
+    other.prepare("INSERT INTO plants (owner, id, name) VALUES ('owner', ?, ?)").run(id, name);
+    other
+      .prepare(
+        `INSERT INTO owner_versions (owner, version) VALUES ('owner', 1)
+         ON CONFLICT (owner) DO UPDATE SET version = version + 1`,
+      )
+      .run();
+  });
+  try {
+    store.beginRequest!();
+    expect(await names(store)).toEqual(['one']);
+    insert(2, 'two');
+    // The same request: its view is the one checked when it began reading.
+    expect(await names(store)).toEqual(['one']);
+    // The next request checks again.
+    store.beginRequest!();
+    expect(await names(store)).toEqual(['one', 'two']);
+
+    insert(3, 'three');
+    // Once the turn has ended, a call outside any request checks again too.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await names(store)).toEqual(['one', 'two', 'three']);
+    // Outside requests, every call checks.
+    insert(4, 'four');
+    expect(await names(store)).toEqual(['one', 'two', 'three', 'four']);
+  } finally {
+    other.close();
+    await store.close();
+  }
+});
+
+it('keeps the pages of owners another connection did not write to, and checks the owner it wrote to', async () => {
+  const path = join(dir, 'owners.db');
+  const store = openSqliteStore(path);
+  const other = openSqliteStore(path);
+  await store.migrate();
+  const page = async (owner: string) =>
+    (JSON.parse(pageText(await store.plants.list(owner, { limit: 10 }))) as { name: string }[]).map((p) => p.name);
+  try {
+    await store.plants.create('alice', { id: 1n, name: 'a1' });
+    await store.plants.create('bob', { id: 1n, name: 'b1' });
+    expect(await page('alice')).toEqual(['a1']);
+    expect(await page('bob')).toEqual(['b1']);
+    const hits = store.cacheStats!().hits;
+    await other.plants.create('bob', { id: 2n, name: 'b2' });
+    await other.plants.delete('bob', 1n);
+    // Alice's page is answered from the cache; bob's is read again, with the other connection's writes.
+    expect(await page('alice')).toEqual(['a1']);
+    expect(store.cacheStats!().hits).toBe(hits + 1);
+    expect(await page('bob')).toEqual(['b2']);
+    expect(store.cacheStats!().hits).toBe(hits + 1);
+  } finally {
+    await other.close();
+    await store.close();
+  }
+});
+
+it('refuses a token revoked by another process from the next request on', async () => {
+  const path = join(dir, 'tokens.db');
+  const store = openSqliteStore(path);
+  await store.migrate();
+  const { issueToken, authenticateToken } = await import('../../../src/auth/tokens.js');
+  const { token, record } = await issueToken(store.tokens, { subject: 'alice' });
+  const other = new Database(path);
+  try {
+    store.beginRequest!();
+    expect((await authenticateToken(store.tokens, token)).ok).toBe(true);
+    other.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), record.id);
+    store.beginRequest!();
+    expect(await authenticateToken(store.tokens, token)).toEqual({ ok: false, reason: 'revoked' });
+  } finally {
+    other.close();
+    await store.close();
+  }
+});
+
+it("keeps token records cached across another process's plant writes, reading only the tokens' generation", async () => {
+  const path = join(dir, 'token-generation.db');
+  const store = openSqliteStore(path);
+  await store.migrate();
+  const { issueToken, authenticateToken } = await import('../../../src/auth/tokens.js');
+  const { token, record } = await issueToken(store.tokens, { subject: 'alice' });
+  const other = new Database(path);
+  try {
+    store.beginRequest!();
+    expect((await authenticateToken(store.tokens, token)).ok).toBe(true);
+    // Another process's create moves data_version; a change to the token made without moving its generation (the
+    // trigger dropped) shows whether the record was read again: it was not.
+    other.exec('DROP TRIGGER tokens_updated');
+    other.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), record.id);
+    other.prepare("INSERT INTO plants (owner, id, name) VALUES ('owner', 1, 'one')").run();
+    store.beginRequest!();
+    expect((await authenticateToken(store.tokens, token)).ok).toBe(true);
+    // Once the generation moves, the record is read again.
+    other.prepare('UPDATE token_generation SET generation = generation + 1').run();
+    store.beginRequest!();
+    expect(await authenticateToken(store.tokens, token)).toEqual({ ok: false, reason: 'revoked' });
+  } finally {
+    other.close();
+    await store.close();
+  }
+});
