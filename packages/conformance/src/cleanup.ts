@@ -1,8 +1,8 @@
 // Deleting what the run created, at the end of a run and after Ctrl-C: first every id the ledger holds, per principal;
 // then every plant still listed under the run's name prefix (run-names.ts), which a deployment that mangled the ids it
 // was sent (rounded them to doubles, say) stored under another id: its name carries the id as sent, and the ids a
-// double would have made of it are tried too, within the run's reserved block only. Its requests are checked like the
-// others but ignore the interruption (a second Ctrl-C ends the process instead).
+// double would have made of it (or of `<id>.5`) are tried too, within the run's reserved block only. Its requests are
+// checked like the others but ignore the interruption (a second Ctrl-C ends the process instead).
 import type { Principal } from './http-client.js';
 import { callerFor, type RunContext } from './run-context.js';
 import { idInRunName } from './run-names.js';
@@ -17,6 +17,17 @@ export interface CleanupOutcome {
 const MAX_SWEEP_PAGES = 100;
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
+
+/**
+ * The ids a plant the run named for `id` may be stored under, `id` first: what a deployment that read the JSON number
+ * as a double stored, the double's exact value or its shortest decimal (a proxy that wrote the double back out as
+ * JSON: 9007199254740993 -> 9007199254740992, 3163243080784249244 -> 3163243080784249300), for `id` and for `<id>.5`
+ * (a wrong form the run sends), which rounds away from `id`'s double where `id` lies halfway between two doubles.
+ */
+export function storedIdCandidates(id: bigint): bigint[] {
+  const doubles = [Number(id), Number(`${id}.5`)];
+  return [...new Set([id, ...doubles.flatMap((double) => [BigInt(double), BigInt(String(double))])])];
+}
 
 export async function cleanUp(run: RunContext): Promise<CleanupOutcome> {
   const remove = run.contract.byRole('delete');
@@ -76,13 +87,7 @@ export async function cleanUp(run: RunContext): Promise<CleanupOutcome> {
     if (!sentCreates) continue;
     const leftovers = await listed(principal);
     for (const id of leftovers ?? []) {
-      // The id as sent, then what a deployment that read the JSON number as a double stored: the double's exact value,
-      // or its shortest decimal (a proxy that wrote the double back out as JSON: 9007199254740993 -> 9007199254740992,
-      // 3163243080784249244 -> 3163243080784249300).
-      const double = Number(id);
-      const candidates = [...new Set([id, BigInt(double), BigInt(String(double))])].filter((candidate) =>
-        run.range.has(candidate),
-      );
+      const candidates = storedIdCandidates(id).filter((candidate) => run.range.has(candidate));
       for (const candidate of candidates) {
         if (isSuccess(await deleteId(principal, candidate, `a plant of this run is still listed (named for ${id})`))) {
           outcome.deleted++;

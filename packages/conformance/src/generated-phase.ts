@@ -8,7 +8,7 @@ import type { ContractOperation } from './contract.js';
 import type { Exchange, Principal } from './http-client.js';
 import { edgePlans, type GenerationContext, type Plan, plans, render, type Shape, validShape } from './requests.js';
 import type { RunContext } from './run-context.js';
-import { runName } from './run-names.js';
+import { idInRunName, runName } from './run-names.js';
 import { RawNumber } from './schema-arbitraries.js';
 
 export interface Budget {
@@ -79,31 +79,33 @@ export function bodyNameField(
   return { name, maxLength: typeof maxLength === 'number' ? maxLength : undefined };
 }
 
-/** A valid create's body with its name made one of the run's (prefix and id first), so cleanup can find it. */
-function withRunName(run: RunContext, plan: Plan): Plan {
+/** Whether an invalid plan's one broken rule is its body's id, sent in a wrong form (`<id>.5`, or as text). Told by the
+ * value, not by the plan's label of the rule, which differs by where the plan was drawn (`body id: type`). */
+function isWrongIdForm(plan: Plan): boolean {
+  const value = (plan.shape.body as Record<string, unknown> | undefined)?.[bodyIdField(plan.operation) ?? 'id'];
+  return plan.kind === 'invalid' && (value instanceof RawNumber || typeof value === 'string');
+}
+
+/**
+ * The plan with its create's name made one of the run's (prefix and id first), so cleanup can find what it stored: a
+ * valid create, and one whose one broken rule is its id's form, named for that id, since a deployment that rounds
+ * numbers to doubles stores `<id>.5` as an integer beside it. Any other plan as it is.
+ */
+export function namedForRun(namePrefix: string, plan: Plan): Plan {
+  if (plan.operation.role !== 'create' || !(plan.kind === 'valid' || isWrongIdForm(plan))) return plan;
   const body = plan.shape.body as Record<string, unknown> | undefined;
   const field = bodyNameField(plan.operation);
   const value = body?.[bodyIdField(plan.operation) ?? 'id'];
-  // A wrong form of an id of the run (`<id>.5`, the id as text: the one rule such a plan breaks) is named for that
-  // id too: a deployment that rounds numbers to doubles stores `<id>.5` as an integer beside it, which the cleanup
-  // then finds by name.
   const id = idOf(value) ?? idOf(value instanceof RawNumber ? /^(-?\d+)\.5$/.exec(value.text)?.[1] : undefined);
   if (!body || !field || id === undefined || typeof body[field.name] !== 'string') return plan;
-  const name = runName(run.namePrefix, id, body[field.name] as string, field.maxLength);
+  const name = runName(namePrefix, id, body[field.name] as string, field.maxLength);
   return { ...plan, shape: { ...plan.shape, body: { ...body, [field.name]: name } } };
-}
-
-/** Whether the plan's one broken rule is its body's id, sent as `<id>.5` or as text. */
-function isWrongIdForm(plan: Plan): boolean {
-  const value = (plan.shape.body as Record<string, unknown> | undefined)?.[bodyIdField(plan.operation) ?? 'id'];
-  return value instanceof RawNumber || typeof value === 'string';
 }
 
 /** Sends one plan and checks it against the model; updates the ledger with what it created or deleted. */
 export async function executePlan(run: RunContext, input: Plan): Promise<void> {
   const { operation } = input;
-  const wrongIdForm = input.kind === 'invalid' && input.breaks === 'type' && isWrongIdForm(input);
-  let plan = operation.role === 'create' && (input.kind === 'valid' || wrongIdForm) ? withRunName(run, input) : input;
+  let plan = namedForRun(run.namePrefix, input);
   const principal: Principal | undefined = plan.credentials.kind === 'token' ? plan.credentials.principal : undefined;
   const idName = idParameter(operation);
   if (plan.kind === 'delete-created' && principal && idName) {
@@ -170,7 +172,18 @@ export async function executePlan(run: RunContext, input: Plan): Promise<void> {
     if (operation.role === 'create' && run.range.has(id)) run.ledger.add(principal, id);
     if (operation.role === 'delete') run.ledger.remove(principal, id);
   }
-  if (operation.role === 'create' && isSuccess(exchange.status) && (id === undefined || !run.range.has(id))) {
+  // A stored create the ledger cannot hold is left to the cleanup where it carries the run's name, else to a person.
+  const runNamed =
+    idInRunName(
+      run.namePrefix,
+      (plan.shape.body as Record<string, unknown> | undefined)?.[bodyNameField(operation)?.name ?? ''],
+    ) !== undefined;
+  if (
+    operation.role === 'create' &&
+    isSuccess(exchange.status) &&
+    (id === undefined || !run.range.has(id)) &&
+    !runNamed
+  ) {
     run.results.skip(
       operation.operationId,
       'cleanup',
