@@ -1,6 +1,7 @@
 // The open-loop driver (tools/bench/src/send-schedule.ts, ScheduleDriver) when the loop also wakes for answers: what
 // has fallen due leaves then, without the alarm, each send still charged its own lag; an alarm that rings at most once
 // per tick sends every send due by then; and the real alarm moved later or earlier rings at the new time only.
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type Clock, realClock, ScheduleDriver, SendSchedule } from '../../src/send-schedule.js';
 
@@ -152,4 +153,24 @@ describe('the real alarm', () => {
       await clock.close();
     }
   });
+
+  it.runIf(process.platform === 'linux')(
+    'runs on a thread with 1 ns timer slack, so its sleeps end on time',
+    async () => {
+      const slacks = () =>
+        readdirSync('/proc/self/task').map((thread) => {
+          try {
+            return readFileSync(`/proc/${thread}/timerslack_ns`, 'utf8').trim();
+          } catch {
+            return 'gone';
+          }
+        });
+      const clock = await realClock();
+      try {
+        expect(slacks()).toContain('1');
+      } finally {
+        await clock.close();
+      }
+    },
+  );
 });
