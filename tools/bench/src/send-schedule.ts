@@ -108,9 +108,12 @@ const waitAsync = (
 
 /**
  * The real clock: milliseconds since the epoch with sub-millisecond precision, and the alarm worker, ready once this
- * resolves (a worker takes a while to boot: an alarm set before would ring late by that much).
+ * resolves (a worker takes a while to boot: an alarm set before would ring late by that much). `now` replaces this
+ * thread's clock (tests skew it against the worker's).
  */
-export async function realClock(): Promise<Clock & { close(): Promise<void>; rings(): number }> {
+export async function realClock(
+  options: { now?: () => number } = {},
+): Promise<Clock & { close(): Promise<void>; rings(): number }> {
   const buffer = new SharedArrayBuffer(16);
   const words = new Int32Array(buffer, 0, 2);
   const times = new Float64Array(buffer, 8, 1);
@@ -119,13 +122,17 @@ export async function realClock(): Promise<Clock & { close(): Promise<void>; rin
     workerData: { buffer, spinMs: SPIN_MS, spinShare: SPIN_SHARE, tickMs: TICK_MS },
     execArgv: [],
   });
-  const now = () => performance.timeOrigin + performance.now();
+  const now = options.now ?? (() => performance.timeOrigin + performance.now());
   let pending: { time: number; then: () => void } | undefined;
   let rings = 0;
   // The time last written for the worker (0: none yet).
   let written = 0;
+  const restart = (time: number) => {
+    times[0] = written = time;
+    Atomics.add(words, SEQ, 1);
+    Atomics.notify(words, SEQ);
+  };
   const fire = () => {
-    // A ring for a time the alarm has since left (moved later) finds it not yet due: the worker counts on.
     if (!pending || pending.time > now()) return;
     const { then } = pending;
     pending = undefined;
@@ -136,7 +143,11 @@ export async function realClock(): Promise<Clock & { close(): Promise<void>; rin
     const rang = () => {
       rings++;
       listen(Atomics.load(words, RING));
-      fire();
+      // Rung before the alarm is due on this thread's clock: the worker's clock runs a few microseconds apart from
+      // this one (each thread's performance.timeOrigin is its own), or the alarm moved later after the worker read
+      // it. The worker now waits for a new time, so it is restarted on this one; left alone, the alarm would be lost.
+      if (pending && pending.time > now()) restart(pending.time);
+      else fire();
     };
     if (wait.async) (wait.value as Promise<unknown>).then(rang);
     else queueMicrotask(rang);
@@ -147,16 +158,11 @@ export async function realClock(): Promise<Clock & { close(): Promise<void>; rin
     rings: () => rings,
     wakeAt(time: number, then: () => void) {
       pending = { time, then };
-      if (time <= now()) {
-        setImmediate(fire);
-        return;
-      }
-      const restart = written === 0 || time < written;
-      times[0] = written = time;
-      if (restart) {
-        Atomics.add(words, SEQ, 1);
-        Atomics.notify(words, SEQ);
-      }
+      if (time <= now()) setImmediate(fire);
+      // The first alarm, or one not later than the last time written (the worker may have rung for that one already).
+      else if (written === 0 || time <= written) restart(time);
+      // Later: a plain write the worker reads when it wakes, no wake-up now.
+      else times[0] = written = time;
     },
     close: async () => {
       Atomics.store(words, SEQ, -1);
