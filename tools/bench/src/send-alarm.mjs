@@ -3,20 +3,22 @@
 // sub-millisecond); this thread sleeps in the kernel (Atomics.wait) until then and bumps RING, which resolves the
 // generator's Atomics.waitAsync and wakes its event loop. Moving the alarm later (the generator sent early, from its
 // own loop, or set the next alarm) is a plain write that this thread reads when it wakes: only the first alarm, or one
-// moved earlier, bumps SEQ and wakes it. After a ring it rests at least `tickMs` before it reads the time again, so at
-// high rates it rings once per tick and every send due by then leaves in that turn. It waits out the last `spinMs`
+// moved earlier, bumps SEQ and wakes it. After a ring it rests at least `tickMs`, or until the next alarm can be due
+// (the generator says when), before it reads the time again: so one wake-up per ring at moderate rates, and at high
+// rates one ring per tick, every send due by then leaving in that turn. It waits out the last `spinMs`
 // awake only for an alarm at least spinMs / spinShare after its last ring, so the spin stays a small share of the
 // core: at high rates it never spins. Plain JavaScript, so the worker loads without tsx.
 import { readlinkSync, writeFileSync } from 'node:fs';
 import { workerData } from 'node:worker_threads';
 
 const { buffer, spinMs, spinShare, tickMs } = workerData;
-// Words: SEQ (bumped on a restart; -1 stops the thread), RING (bumped on each ring); then the alarm's time. An aligned
-// Float64 store is one instruction on x64, so a read sees either the old or the new time.
+// Words: SEQ (bumped on a restart; -1 stops the thread), RING (bumped on each ring); then the alarm's time and the
+// earliest the next alarm can be (0: unknown). An aligned Float64 store is one instruction on x64, so a read sees
+// either the old or the new value; the generator writes the time first, this thread reads `after` first.
 const SEQ = 0;
 const RING = 1;
 const words = new Int32Array(buffer, 0, 2);
-const times = new Float64Array(buffer, 8, 1);
+const times = new Float64Array(buffer, 8, 2);
 const now = () => performance.timeOrigin + performance.now();
 
 // Linux lets a sleep end up to the thread's timer slack (50 us by default) late, to batch wake-ups; this thread's
@@ -36,6 +38,7 @@ Atomics.wait(words, SEQ, seq);
 for (;;) {
   seq = Atomics.load(words, SEQ);
   if (seq < 0) break;
+  const after = times[1];
   const time = times[0];
   const spin = time - lastRing >= spinMs / spinShare ? spinMs : 0;
   const left = time - now();
@@ -52,7 +55,8 @@ for (;;) {
   lastRing = now();
   Atomics.add(words, RING, 1);
   Atomics.notify(words, RING);
-  // A tick's rest, then again until the generator has set its next alarm (or stops this thread).
-  do Atomics.wait(words, SEQ, seq, tickMs);
-  while (times[0] === time && Atomics.load(words, SEQ) === seq);
+  // A tick's rest, or until the next alarm can be due if that is later; then every tick until the generator has set
+  // its next alarm (or restarts or stops this thread).
+  Atomics.wait(words, SEQ, seq, Math.max(tickMs, after - now()));
+  while (times[0] === time && Atomics.load(words, SEQ) === seq) Atomics.wait(words, SEQ, seq, tickMs);
 }

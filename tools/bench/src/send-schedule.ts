@@ -73,6 +73,11 @@ export class SendSchedule {
     return this.#next < this.#total ? this.#intended(this.#next) : undefined;
   }
 
+  /** When the send after the next one is due (undefined if there is none): no alarm after the next is earlier. */
+  following(): number | undefined {
+    return this.#next + 1 < this.#total ? this.#intended(this.#next + 1) : undefined;
+  }
+
   /** How late the sends left, in milliseconds. */
   lag(): Percentiles {
     return percentiles(this.#lags);
@@ -81,11 +86,12 @@ export class SendSchedule {
 
 /**
  * The driver's clock: the time, and one alarm that calls back at a given time (tests pass a fake one). Setting the
- * alarm replaces the one set before.
+ * alarm replaces the one set before; `after`, when given, promises that the alarm set after this one will be no
+ * earlier (the real alarm sleeps until then after ringing, instead of looking again every tick).
  */
 export interface Clock {
   now(): number;
-  wakeAt(time: number, then: () => void): void;
+  wakeAt(time: number, then: () => void, after?: number): void;
 }
 
 /** The last stretch before a send that the alarm worker waits out awake, for precision beyond the kernel's sleep. */
@@ -114,9 +120,11 @@ const waitAsync = (
 export async function realClock(
   options: { now?: () => number } = {},
 ): Promise<Clock & { close(): Promise<void>; rings(): number }> {
-  const buffer = new SharedArrayBuffer(16);
+  const buffer = new SharedArrayBuffer(24);
   const words = new Int32Array(buffer, 0, 2);
-  const times = new Float64Array(buffer, 8, 1);
+  // The alarm's time, then the earliest the one after it can be (0: unknown). Written in that order, read in the
+  // other (x64 keeps stores in order, and loads): a pair read together never has an `after` newer than its time.
+  const times = new Float64Array(buffer, 8, 2);
   const [SEQ, RING] = [0, 1];
   const alarm = new Worker(new URL('./send-alarm.mjs', import.meta.url), {
     workerData: { buffer, spinMs: SPIN_MS, spinShare: SPIN_SHARE, tickMs: TICK_MS },
@@ -127,8 +135,12 @@ export async function realClock(
   let rings = 0;
   // The time last written for the worker (0: none yet).
   let written = 0;
-  const restart = (time: number) => {
+  const write = (time: number, after = 0) => {
     times[0] = written = time;
+    times[1] = after;
+  };
+  const restart = (time: number, after = 0) => {
+    write(time, after);
     Atomics.add(words, SEQ, 1);
     Atomics.notify(words, SEQ);
   };
@@ -156,13 +168,13 @@ export async function realClock(
   const clock = {
     now,
     rings: () => rings,
-    wakeAt(time: number, then: () => void) {
+    wakeAt(time: number, then: () => void, after?: number) {
       pending = { time, then };
       if (time <= now()) setImmediate(fire);
       // The first alarm, or one not later than the last time written (the worker may have rung for that one already).
-      else if (written === 0 || time <= written) restart(time);
+      else if (written === 0 || time <= written) restart(time, after);
       // Later: a plain write the worker reads when it wakes, no wake-up now.
-      else times[0] = written = time;
+      else write(time, after);
     },
     close: async () => {
       Atomics.store(words, SEQ, -1);
@@ -208,7 +220,7 @@ export class ScheduleDriver {
   readonly #tick = (): void => {
     for (const intended of this.#schedule.due(this.#clock.now())) this.#send(intended);
     const next = this.#schedule.next();
-    if (next !== undefined) this.#clock.wakeAt(next, this.#tick);
+    if (next !== undefined) this.#clock.wakeAt(next, this.#tick, this.#schedule.following());
     else if (this.#done) {
       const done = this.#done;
       this.#done = undefined;

@@ -85,6 +85,33 @@ describe('the driver with answers arriving', () => {
   });
 });
 
+describe('the alarm after the next', () => {
+  it('is the send after the next one, and every alarm the driver sets keeps the promise it made with the last', async () => {
+    const schedule = new SendSchedule({ rate: 1000, total: 3, start: 10 });
+    expect(schedule.following()).toBe(11);
+    schedule.due(10);
+    expect(schedule.following()).toBe(12);
+    schedule.due(11);
+    expect(schedule.following()).toBeUndefined();
+
+    // Answers now and then move sends earlier than their alarms; the alarms still never come before the last promise.
+    const set: { time: number; after: number | undefined }[] = [];
+    const loop = fakeLoop({ alarmLateMs: 0.03, answersAt: Array.from({ length: 300 }, (_, i) => i * 0.37) });
+    const { wakeAt } = loop.clock;
+    loop.clock.wakeAt = (time, then, after) => {
+      set.push({ time, after });
+      wakeAt(time, then, after);
+    };
+    const busy = new SendSchedule({ rate: 5000, total: 500, start: 0.1 });
+    const driver = new ScheduleDriver(busy, loop.clock, () => {});
+    const done = driver.run();
+    loop.run(driver);
+    await done;
+    expect(set.length).toBeGreaterThan(10);
+    for (let i = 1; i < set.length; i++) expect(set[i]!.time).toBeGreaterThanOrEqual(set[i - 1]!.after ?? 0);
+  });
+});
+
 describe('the driver on an alarm that rings at most once per tick', () => {
   it('sends at each ring every send due by then, each charged its lag, within a tick and the lateness', async () => {
     // 40,000 sends a second (one every 0.025 ms) on an alarm that rings at most every 0.1 ms, 0.02 ms late.
