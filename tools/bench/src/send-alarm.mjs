@@ -55,8 +55,8 @@ for (;;) {
   lastRing = now();
   Atomics.add(words, RING, 1);
   Atomics.notify(words, RING);
-  // A tick's rest, or until the next alarm can be due if that is later; then every tick until the generator has set
-  // its next alarm (or restarts or stops this thread).
-  Atomics.wait(words, SEQ, seq, Math.max(tickMs, after - now()));
+  // A tick's rest, or until the spin before the next alarm could start if that is later; then every tick until the
+  // generator has set its next alarm (or restarts or stops this thread).
+  Atomics.wait(words, SEQ, seq, Math.max(tickMs, after - spinMs - now()));
   while (times[0] === time && Atomics.load(words, SEQ) === seq) Atomics.wait(words, SEQ, seq, tickMs);
 }
