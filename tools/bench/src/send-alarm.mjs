@@ -48,7 +48,7 @@ for (;;) {
     continue;
   }
   while (now() < time) {
-    // the last fraction of a millisecond, awake (only for an alarm set far ahead)
+    // the last fraction of a millisecond, awake (only for an alarm 1 ms or more after the last ring)
   }
   // Moved later meanwhile, or restarted: read it again.
   if (times[0] > time || Atomics.load(words, SEQ) !== seq) continue;

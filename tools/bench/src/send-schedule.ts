@@ -98,7 +98,7 @@ export interface Clock {
 export const SPIN_MS = 0.1;
 /**
  * The most of a core the spin may take: the alarm spins only for an alarm at least SPIN_MS / SPIN_SHARE (1 ms) after
- * its last ring, so above about 1,000 sends a second it never spins and the kernel's sleep (some 0.05 ms late) is all
+ * its last ring, so above about 1,000 sends a second it never spins and the kernel's sleep (0.03-0.05 ms late) is all
  * it has.
  */
 export const SPIN_SHARE = 0.1;
