@@ -20,8 +20,10 @@ export interface OpenLoopResult {
   errors: number;
   non2xx: number;
   achievedRate: number;
-  /** The generator's CPU time over wall time while sending (turning its loop before each send included). */
+  /** The generator's CPU time over wall time while sending (its alarm thread included). */
   generatorCpu: number;
+  /** How often the alarm woke the generator's loop; the other sends left while it was awake for answers. */
+  alarmRings: number;
   /** How late the generator's sends left their intended times, in ms. */
   lag: Percentiles;
   maxBacklog: number;
