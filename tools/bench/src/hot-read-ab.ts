@@ -55,8 +55,10 @@ export async function hotReadAB(options: {
         pair[side] = await run(side === 'a' ? a : b, options.seconds);
       }
       pairs.push(pair);
+      // The share of a core the server used: far below 100% means it waited (on its core, shared with other
+      // processes, or on wrk), not that it worked; a side that got less of the core than the other is slower for that.
       const side = (name: string, r: WrkResult) =>
-        `${name} ${r.requestsPerSec.toFixed(0)} req/s, ${r.cpuUsPerRequest.toFixed(1)} us CPU/request, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms`;
+        `${name} ${r.requestsPerSec.toFixed(0)} req/s, ${r.cpuUsPerRequest.toFixed(1)} us CPU/request, ${((r.cpuSeconds / options.seconds) * 100).toFixed(0)}% of a core, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms`;
       options.log(
         `  hot read A/B pair ${i + 1}: ${side(options.a.name, pair.a)}; ${side(options.b.name, pair.b)}; ratio ${(pair.a.requestsPerSec / pair.b.requestsPerSec).toFixed(2)}`,
       );
