@@ -26,16 +26,6 @@ type BoundResult = { status: number; headers?: Record<string, string> } & (
   | { json: string | Uint8Array }
 );
 
-/**
- * A JSON answer as text. Node writes a text body in the same write as the status line and headers, but a byte body as
- * a second chunk (one writev, with its own bookkeeping in JavaScript and in the kernel), which cost the hot read more
- * than decoding its page here does (docs/benchmarks.md). The bytes on the wire are the same: the body is UTF-8 JSON.
- */
-function jsonText(json: string | Uint8Array): string {
-  if (typeof json === 'string') return json;
-  return (Buffer.isBuffer(json) ? json : Buffer.from(json.buffer, json.byteOffset, json.byteLength)).toString('utf8');
-}
-
 /** Fails start-up, naming what is missing, unless every operation has a handler and every scheme a security handler. */
 export function checkBindings(
   contract: Contract,
@@ -113,7 +103,7 @@ export function operationResolver(
         const result = await handler(input as never, { store });
         reply.code(result.status);
         if (result.headers) reply.headers(result.headers);
-        if ('json' in result) return reply.type('application/json; charset=utf-8').send(jsonText(result.json));
+        if ('json' in result) return reply.type('application/json; charset=utf-8').send(result.json);
         return reply.send(result.body);
       },
     };
