@@ -530,13 +530,13 @@ ${closedRows.join('\n')}
 ${
   abPairs.length === 0
     ? 'Not run (`--ab-pairs 0`, or a run without both targets).'
-    : `${SQLITE} against ${BARE}, both started at once (core 0) and warmed up with ${WARM_UP_SECONDS} s of wrk each, then ${abPairsPerRound} pairs of wrk runs per round (core 1, \`-t1 -c${connections}\`, ${seconds} s, \`GET /plants?limit=100\` as one principal: the same 100 plants, the same response schema), alternating between the two, the one that goes first swapping every pair; ${abPairs.length} pairs in all. The ratio is taken per pair and summarised as the median (min-max) over the pairs.
+    : `${SQLITE} against ${BARE}, both started at once (core 0) and warmed up alike (runs of ${WARM_UP_SECONDS} s of wrk until two in a row agree on CPU per request within 5%, at most 6: \`tools/bench/src/warm-up.ts\`), then ${abPairsPerRound} pairs of wrk runs per round (core 1, \`-t1 -c${connections}\`, ${seconds} s, \`GET /plants?limit=100\` as one principal: the same 100 plants, the same response schema), alternating between the two, the one that goes first swapping every pair; ${abPairs.length} pairs in all. The ratio is taken per pair and summarised as the median (min-max) over the pairs.
 
-| server | req/s | p50 ms | p99 ms |
-|---|---:|---:|---:|
-| ${SQLITE} | ${show(spread(abPairs.map((p) => p.a.requestsPerSec)))} | ${show(spread(abPairs.map((p) => p.a.p50Ms)), 2)} | ${show(spread(abPairs.map((p) => p.a.p99Ms)), 2)} |
-| ${BARE} | ${show(spread(abPairs.map((p) => p.b.requestsPerSec)))} | ${show(spread(abPairs.map((p) => p.b.p50Ms)), 2)} | ${show(spread(abPairs.map((p) => p.b.p99Ms)), 2)} |
-| ratio per pair | ${show(spread(abPairs.map((p) => p.a.requestsPerSec / p.b.requestsPerSec)), 2)} | ${show(spread(abPairs.map((p) => p.a.p50Ms / p.b.p50Ms)), 2)} | ${show(spread(abPairs.map((p) => p.a.p99Ms / p.b.p99Ms)), 2)} |`
+| server | req/s | us CPU/request | p50 ms | p99 ms |
+|---|---:|---:|---:|---:|
+| ${SQLITE} | ${show(spread(abPairs.map((p) => p.a.requestsPerSec)))} | ${show(spread(abPairs.map((p) => p.a.cpuUsPerRequest)), 1)} | ${show(spread(abPairs.map((p) => p.a.p50Ms)), 2)} | ${show(spread(abPairs.map((p) => p.a.p99Ms)), 2)} |
+| ${BARE} | ${show(spread(abPairs.map((p) => p.b.requestsPerSec)))} | ${show(spread(abPairs.map((p) => p.b.cpuUsPerRequest)), 1)} | ${show(spread(abPairs.map((p) => p.b.p50Ms)), 2)} | ${show(spread(abPairs.map((p) => p.b.p99Ms)), 2)} |
+| ratio per pair | ${show(spread(abPairs.map((p) => p.a.requestsPerSec / p.b.requestsPerSec)), 2)} | ${show(spread(abPairs.map((p) => p.a.cpuUsPerRequest / p.b.cpuUsPerRequest)), 2)} | ${show(spread(abPairs.map((p) => p.a.p50Ms / p.b.p50Ms)), 2)} | ${show(spread(abPairs.map((p) => p.a.p99Ms / p.b.p99Ms)), 2)} |`
 }
 
 ## Open loop (latency at fixed rates)

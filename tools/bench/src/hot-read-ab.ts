@@ -3,8 +3,11 @@
 // at once (pinned to core 0, the idle one costs nothing), each is warmed up the same, and then wrk (core 1, the same
 // connections and seconds) alternates between them, the one that goes first swapping every pair, so a change in what
 // else the machine does (PostgreSQL's background writes after a PostgreSQL target, other processes) lands on both.
-// The ratio is taken per pair.
+// The ratio is taken per pair. Each side is warmed up by the same rule (warm-up.ts: runs until its CPU per request is
+// steady), and every run reports that CPU per request beside req/s: where the two sides differ, it says by how much
+// each request costs more, which a shared machine shakes far less than requests per second.
 import type { Target } from './targets.js';
+import { warmUntilSteady } from './warm-up.js';
 import { type WrkResult, wrk } from './wrk.js';
 
 export interface AbPair {
@@ -17,6 +20,7 @@ export async function hotReadAB(options: {
   b: Target;
   pairs: number;
   seconds: number;
+  /** Seconds of each warm-up run; runs repeat until CPU per request is steady (warm-up.ts). */
   warmUpSeconds: number;
   connections: number;
   port: number;
@@ -36,16 +40,27 @@ export async function hotReadAB(options: {
     });
   const pairs: AbPair[] = [];
   try {
-    await run(a, options.warmUpSeconds);
-    await run(b, options.warmUpSeconds);
+    for (const [target, server] of [
+      [options.a, a],
+      [options.b, b],
+    ] as const) {
+      const warm = await warmUntilSteady(() => run(server, options.warmUpSeconds));
+      options.log(
+        `  hot read A/B warm-up, ${target.name}: ${warm.runs.length} runs of ${options.warmUpSeconds} s, CPU per request ${warm.runs.map((r) => r.cpuUsPerRequest.toFixed(1)).join(' -> ')} us${warm.steady ? '' : ' (not steady at the cap)'}`,
+      );
+    }
     for (let i = 0; i < options.pairs; i++) {
       const pair = {} as AbPair;
       for (const side of i % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
         pair[side] = await run(side === 'a' ? a : b, options.seconds);
       }
       pairs.push(pair);
+      // The share of a core the server used: far below 100% means it waited (on its core, shared with other
+      // processes, or on wrk), not that it worked; a side that got less of the core than the other is slower for that.
+      const side = (name: string, r: WrkResult) =>
+        `${name} ${r.requestsPerSec.toFixed(0)} req/s, ${r.cpuUsPerRequest.toFixed(1)} us CPU/request, ${((r.cpuSeconds / options.seconds) * 100).toFixed(0)}% of a core, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms`;
       options.log(
-        `  hot read A/B pair ${i + 1}: ${options.a.name} ${pair.a.requestsPerSec.toFixed(0)} req/s p50 ${pair.a.p50Ms} ms p99 ${pair.a.p99Ms} ms; ${options.b.name} ${pair.b.requestsPerSec.toFixed(0)} req/s p50 ${pair.b.p50Ms} ms p99 ${pair.b.p99Ms} ms; ratio ${(pair.a.requestsPerSec / pair.b.requestsPerSec).toFixed(2)}`,
+        `  hot read A/B pair ${i + 1}: ${side(options.a.name, pair.a)}; ${side(options.b.name, pair.b)}; ratio ${(pair.a.requestsPerSec / pair.b.requestsPerSec).toFixed(2)}`,
       );
     }
   } finally {

@@ -50,10 +50,16 @@ async function waitForHealth(url: string, child: ChildProcess, path = '/healthz'
   throw new Error(`${url}: server did not start`);
 }
 
+// Each server in a session of its own (detached), as a deployed service runs apart from its clients. Linux's
+// scheduler (autogroup) shares a core between sessions first: a server in the bench's session shared its weight with
+// wrk and the bench itself, and on a busy machine got a share of core 0 that depended on them. In the hot-read A/B,
+// plant-store got 0.13-0.69x the share of a core that bare Fastify got in 5 of 6 pairs that way, and 0.67-1.21x
+// (median 0.97) once each had a session of its own (docs/benchmarks.md).
 function launch(command: string[], env: Record<string, string>, node = process.execPath): ChildProcess {
   return spawnTracked('taskset', ['-c', '0', node, ...command], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true,
   });
 }
 

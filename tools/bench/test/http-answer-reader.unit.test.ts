@@ -1,7 +1,7 @@
 // The open-loop generator's byte-level answer reader (tools/bench/src/http-answer-reader.ts): every answer counted
 // with its status, however the bytes are split into chunks, Content-Length read in any case.
 import { describe, expect, it } from 'vitest';
-import { AnswerReader, contentLengthOf } from '../../src/http-answer-reader.js';
+import { AnswerReader, contentLengthOf } from '../src/http-answer-reader.js';
 
 const answer = (status: string, headers: string, body: string) => `HTTP/1.1 ${status}\r\n${headers}\r\n${body}`;
 const stream = [

@@ -3,7 +3,7 @@
 // per tick sends every send due by then; and the real alarm moved later or earlier rings at the new time only.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type Clock, realClock, ScheduleDriver, SendSchedule } from '../../src/send-schedule.js';
+import { type Clock, realClock, ScheduleDriver, SendSchedule } from '../src/send-schedule.js';
 
 /**
  * A fake event loop: one alarm that rings `alarmLateMs` after its time, and at most once per `tickMs` after its last

@@ -1,7 +1,7 @@
 // The open-loop generator's requests (tools/bench/src/open-loop-requests.ts): reads built once and reused, creates
 // with a Content-Length that matches their body.
 import { describe, expect, it } from 'vitest';
-import { OpenLoopRequests } from '../../src/open-loop-requests.js';
+import { OpenLoopRequests } from '../src/open-loop-requests.js';
 
 describe('the open-loop requests', () => {
   const requests = new OpenLoopRequests('127.0.0.1', ['tokA', 'tokB'], [10, 100]);

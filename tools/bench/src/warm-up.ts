@@ -1,0 +1,36 @@
+// Warm-up until steady: a server just started (or just seeded) costs more CPU per request for a while (its code is
+// still being optimised, its caches filled), and a fixed 2 s did not cover it for every target alike: bare Fastify
+// measured right after its 2 s cost 51.7 us of CPU per request where, warmer, it cost 41-45 us (docs/benchmarks.md).
+// So each side of an A/B is warmed up by the same rule: runs of the same length until two in a row agree on CPU per
+// request within a tolerance, or a cap is reached. CPU per request, not requests a second: on a shared machine the
+// latter moves with whatever else runs, the former far less.
+
+export interface WarmUpRun {
+  cpuUsPerRequest: number;
+}
+
+export interface WarmUp<R extends WarmUpRun> {
+  /** Every warm-up run, in order; the last is the steady one unless `steady` is false. */
+  runs: R[];
+  /** True when the last two runs agreed within the tolerance; false when the cap stopped it. */
+  steady: boolean;
+}
+
+/** Calls `run` until two consecutive runs' CPU per request differ by at most `tolerance` (relative), at most `maxRuns` times. */
+export async function warmUntilSteady<R extends WarmUpRun>(
+  run: () => Promise<R>,
+  { tolerance = 0.05, maxRuns = 6 }: { tolerance?: number; maxRuns?: number } = {},
+): Promise<WarmUp<R>> {
+  const runs: R[] = [await run()];
+  while (runs.length < Math.max(2, maxRuns)) {
+    const current = await run();
+    const previous = runs.at(-1)!;
+    runs.push(current);
+    if (agree(previous.cpuUsPerRequest, current.cpuUsPerRequest, tolerance)) return { runs, steady: true };
+  }
+  return { runs, steady: false };
+}
+
+function agree(a: number, b: number, tolerance: number): boolean {
+  return Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= tolerance * Math.max(a, b);
+}

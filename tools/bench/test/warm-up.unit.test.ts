@@ -1,0 +1,33 @@
+// The hot-read A/B's warm-up rule (src/warm-up.ts): runs until two in a row agree on CPU per request, within a cap.
+import { describe, expect, it } from 'vitest';
+import { warmUntilSteady } from '../src/warm-up.js';
+
+const runsOf = (figures: number[]) => {
+  let i = 0;
+  return async () => ({ cpuUsPerRequest: figures[i++] ?? Number.NaN });
+};
+
+describe('warmUntilSteady', () => {
+  it('stops at the first run within the tolerance of the one before', async () => {
+    const warm = await warmUntilSteady(runsOf([94, 70, 62, 60, 40]), { tolerance: 0.05 });
+    expect(warm.runs.map((run) => run.cpuUsPerRequest)).toEqual([94, 70, 62, 60]);
+    expect(warm.steady).toBe(true);
+  });
+
+  it('always makes at least two runs, so a single figure is never taken as steady', async () => {
+    const warm = await warmUntilSteady(runsOf([50, 50]), { maxRuns: 1 });
+    expect(warm.runs).toHaveLength(2);
+    expect(warm.steady).toBe(true);
+  });
+
+  it('gives up at the cap and says it was not steady', async () => {
+    const warm = await warmUntilSteady(runsOf([100, 80, 60, 45, 30, 20, 10]), { tolerance: 0.05, maxRuns: 4 });
+    expect(warm.runs).toHaveLength(4);
+    expect(warm.steady).toBe(false);
+  });
+
+  it('never counts a run without a CPU figure as agreeing', async () => {
+    const warm = await warmUntilSteady(runsOf([Number.NaN, Number.NaN, Number.NaN]), { maxRuns: 3 });
+    expect(warm.steady).toBe(false);
+  });
+});
