@@ -1,6 +1,7 @@
 // `pnpm bench`: throughput, latency and memory of the service next to the framework ceiling and its peers, measured
 // side by side in one run (servers on core 0, wrk and the open-loop generator on core 1), written to
-// docs/benchmarks.md with a chart. Each of --rounds N rounds starts every target in turn (the order rotates by one
+// docs/benchmarks.md with a chart (above the notes and earlier runs, which a run keeps: src/report-file.ts). Each of
+// --rounds N rounds starts every target in turn (the order rotates by one
 // per round, so targets interleave), warms it up (2 s of its first scenario, unrecorded), runs its closed-loop wrk
 // scenarios, then its open-loop latency runs at 50% and 80% of the capacity it just showed; then the hot-read A/B
 // (plant-store against bare Fastify, both up at once, alternating; tools/bench/src/hot-read-ab.ts) and the cost-growth
@@ -16,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { type AbPair, hotReadAB } from './src/hot-read-ab.js';
 import { DEFAULTS, priceLayers } from './src/layers.js';
 import { type OpenLoopResult, openLoop } from './src/open-loop.js';
+import { readIfPresent, withKeptNotes } from './src/report-file.js';
 import { costGrowth, LAYOUTS, SCALE_RATE, SIZES } from './src/scale.js';
 import { sdkOverhead } from './src/sdk-overhead.js';
 import { type Judged, LAG_LIMIT_MS, LAG_SHARE_LIMIT, SPIN_MS, TICK_MS } from './src/send-schedule.js';
@@ -422,7 +424,8 @@ const checks: Check[] = [
   ),
 ];
 const verdict = (check: Check) => {
-  if (check[1] && 'refused' in check[1] && check[1].refused > 0) return 'not judged: the generator fell behind';
+  if (check[1] && 'refused' in check[1] && check[1].refused > 0)
+    return "not judged: the generator's lag exceeded the refusal limit (its own cost or the machine's stalls)";
   const figure = figureOf(check);
   return !figure || !check[3] ? '' : check[3](figure.median) ? 'met' : '**missed**';
 };
@@ -589,7 +592,7 @@ ${checks.map((check) => `| ${check[0]} | ${showCheck(check)} | ${verdict(check)}
 ${sdk ? `Measured in round 1 only: sequential \`plants.list({ limit: 10 })\` calls against the SQLite service, ${sdk.calls} each way: bare \`fetch\` + \`json()\` ${sdk.fetchUs.toFixed(0)} us per call, the SDK ${sdk.sdkUs.toFixed(0)} us per call: ${(sdk.sdkUs - sdk.fetchUs).toFixed(0)} us (${(((sdk.sdkUs - sdk.fetchUs) / sdk.fetchUs) * 100).toFixed(0)}%) of overhead per call.` : 'not measured'}
 `;
 mkdirSync(docs, { recursive: true });
-writeFileSync(`${docs}benchmarks.md`, report);
+writeFileSync(`${docs}benchmarks.md`, withKeptNotes(report, readIfPresent(`${docs}benchmarks.md`)));
 writeFileSync(`${docs}benchmarks.svg`, chart());
 console.log(`\nwrote docs/benchmarks.md and docs/benchmarks.svg (${minutes.toFixed(1)} minutes)\n`);
 console.log(checks.map((check) => `${check[0]}: ${showCheck(check)} ${verdict(check)}`).join('\n'));
