@@ -60,7 +60,8 @@ docs/benchmarks.md and docs/benchmarks.svg. Needs Debian's wrk (apt-get install 
   --no-open           skip the open-loop latency runs
   --no-postgres       skip the PostgreSQL targets (also skipped when pg_isready fails)
   --no-scale          skip the cost-growth runs (1k, 100k, 1M plants)
-  --ab-pairs N        pairs of the hot-read A/B each round (default 3; 0 skips it)
+  --ab-pairs N        pairs of each hot-read A/B each round: SQLite, and PostgreSQL when up, against bare
+                      Fastify (default 3; 0 skips it)
   --layers all|LIST  only price the layers (all, or the comma-separated names), print the table, write nothing
   --no-layers         skip the layer pricing in a full run
   --layer-rounds N    rounds of the layer pricing (default: --rounds)
@@ -155,6 +156,8 @@ const closed = new Samples<WrkResult>();
 const open = new Samples<OpenLoopResult & { rate: number }>();
 const growth = new Samples<OpenLoopResult>();
 const abPairs: AbPair[] = [];
+/** The same A/B with the PostgreSQL target as A: its hot read with the read barrier (read-your-writes) in force. */
+const abPairsPostgres: AbPair[] = [];
 const abPairsPerRound = Number(values['ab-pairs']);
 let sdk: Awaited<ReturnType<typeof sdkOverhead>> | undefined;
 let nextBase = 1_000_000;
@@ -271,9 +274,14 @@ for (let round = 0; round < rounds; round++) {
       await running.stop();
     }
   }
-  const [abPlantStore, abBare] = [list.find((t) => t.name === SQLITE), list.find((t) => t.name === BARE)];
-  if (abPairsPerRound > 0 && abPlantStore && abBare) {
-    console.log(`round ${round + 1}/${rounds}: hot read A/B, ${SQLITE} against ${BARE}`);
+  const abBare = list.find((t) => t.name === BARE);
+  for (const [name, into] of [
+    [SQLITE, abPairs],
+    [POSTGRES, abPairsPostgres],
+  ] as const) {
+    const abPlantStore = list.find((t) => t.name === name);
+    if (!(abPairsPerRound > 0 && abPlantStore && abBare)) continue;
+    console.log(`round ${round + 1}/${rounds}: hot read A/B, ${name} against ${BARE}`);
     const pairs = await hotReadAB({
       a: abPlantStore,
       b: abBare,
@@ -284,7 +292,7 @@ for (let round = 0; round < rounds; round++) {
       port,
       log: (line) => console.log(line),
     });
-    abPairs.push(...pairs);
+    into.push(...pairs);
     port += 2;
   }
   if (!values['no-scale']) {
@@ -334,6 +342,16 @@ const allOpenRss = open
   .flatMap((key) => open.get(key).map((r) => r.maxRssMb));
 const peakRss = Math.max(...plantStoreRss, ...allGrowthRss, ...allOpenRss);
 
+/** One A/B's table: plant-store's figures, bare Fastify's, and their ratio per pair; empty when it did not run. */
+const abTable = (name: string, pairs: AbPair[]) =>
+  pairs.length === 0
+    ? ''
+    : `| server | req/s | us CPU/request | p50 ms | p99 ms |
+|---|---:|---:|---:|---:|
+| ${name} | ${show(spread(pairs.map((p) => p.a.requestsPerSec)))} | ${show(spread(pairs.map((p) => p.a.cpuUsPerRequest)), 1)} | ${show(spread(pairs.map((p) => p.a.p50Ms)), 2)} | ${show(spread(pairs.map((p) => p.a.p99Ms)), 2)} |
+| ${BARE} | ${show(spread(pairs.map((p) => p.b.requestsPerSec)))} | ${show(spread(pairs.map((p) => p.b.cpuUsPerRequest)), 1)} | ${show(spread(pairs.map((p) => p.b.p50Ms)), 2)} | ${show(spread(pairs.map((p) => p.b.p99Ms)), 2)} |
+| ratio per pair | ${show(spread(pairs.map((p) => p.a.requestsPerSec / p.b.requestsPerSec)), 2)} | ${show(spread(pairs.map((p) => p.a.cpuUsPerRequest / p.b.cpuUsPerRequest)), 2)} | ${show(spread(pairs.map((p) => p.a.p50Ms / p.b.p50Ms)), 2)} | ${show(spread(pairs.map((p) => p.a.p99Ms / p.b.p99Ms)), 2)} |`;
+
 /** A target: its figure (or a judged open-loop figure, refused rounds counted), the decimals, and the test. */
 type Check = [
   label: string,
@@ -357,6 +375,18 @@ const checks: Check[] = [
     spread(abPairs.map((pair) => pair.a.p99Ms / pair.b.p99Ms)),
     2,
     (m) => m <= 1.5,
+  ],
+  [
+    'hot read A/B: PostgreSQL getPlants, read barrier in force, vs bare Fastify ceiling, req/s (>= 0.8x)',
+    spread(abPairsPostgres.map((pair) => pair.a.requestsPerSec / pair.b.requestsPerSec)),
+    2,
+    (m) => m >= 0.8,
+  ],
+  [
+    'hot read A/B: PostgreSQL getPlants p99 vs bare Fastify p99 (not a target)',
+    spread(abPairsPostgres.map((pair) => pair.a.p99Ms / pair.b.p99Ms)),
+    2,
+    null,
   ],
   [
     'getPlants vs bare Fastify from the closed-loop table, minutes apart (the old method; not a target)',
@@ -531,15 +561,11 @@ ${closedRows.join('\n')}
 ## Hot read A/B
 
 ${
-  abPairs.length === 0
+  abPairs.length + abPairsPostgres.length === 0
     ? 'Not run (`--ab-pairs 0`, or a run without both targets).'
-    : `${SQLITE} against ${BARE}, both started at once (core 0) and warmed up alike (runs of ${WARM_UP_SECONDS} s of wrk until two in a row agree on CPU per request within 5%, at most 6: \`tools/bench/src/warm-up.ts\`), then ${abPairsPerRound} pairs of wrk runs per round (core 1, \`-t1 -c${connections}\`, ${seconds} s, \`GET /plants?limit=100\` as one principal: the same 100 plants, the same response schema), alternating between the two, the one that goes first swapping every pair; ${abPairs.length} pairs in all. The ratio is taken per pair and summarised as the median (min-max) over the pairs.
+    : `Each plant-store target present (${SQLITE}, then ${POSTGRES}, whose every cached answer waits for the read barrier's check) against ${BARE}, both started at once (core 0) and warmed up alike (runs of ${WARM_UP_SECONDS} s of wrk until two in a row agree on CPU per request within 5%, at most 6: \`tools/bench/src/warm-up.ts\`), then ${abPairsPerRound} pairs of wrk runs per round (core 1, \`-t1 -c${connections}\`, ${seconds} s, \`GET /plants?limit=100\` as one principal: the same 100 plants, the same response schema), alternating between the two, the one that goes first swapping every pair; ${abPairs.length + abPairsPostgres.length} pairs in all. The ratio is taken per pair and summarised as the median (min-max) over the pairs.
 
-| server | req/s | us CPU/request | p50 ms | p99 ms |
-|---|---:|---:|---:|---:|
-| ${SQLITE} | ${show(spread(abPairs.map((p) => p.a.requestsPerSec)))} | ${show(spread(abPairs.map((p) => p.a.cpuUsPerRequest)), 1)} | ${show(spread(abPairs.map((p) => p.a.p50Ms)), 2)} | ${show(spread(abPairs.map((p) => p.a.p99Ms)), 2)} |
-| ${BARE} | ${show(spread(abPairs.map((p) => p.b.requestsPerSec)))} | ${show(spread(abPairs.map((p) => p.b.cpuUsPerRequest)), 1)} | ${show(spread(abPairs.map((p) => p.b.p50Ms)), 2)} | ${show(spread(abPairs.map((p) => p.b.p99Ms)), 2)} |
-| ratio per pair | ${show(spread(abPairs.map((p) => p.a.requestsPerSec / p.b.requestsPerSec)), 2)} | ${show(spread(abPairs.map((p) => p.a.cpuUsPerRequest / p.b.cpuUsPerRequest)), 2)} | ${show(spread(abPairs.map((p) => p.a.p50Ms / p.b.p50Ms)), 2)} | ${show(spread(abPairs.map((p) => p.a.p99Ms / p.b.p99Ms)), 2)} |`
+${[abTable(SQLITE, abPairs), abTable(POSTGRES, abPairsPostgres)].filter((table) => table !== '').join('\n\n')}`
 }
 
 ## Open loop (latency at fixed rates)

@@ -1,6 +1,6 @@
 // What both outbox modules share: the event a stored plant produces, the in-process "queued" signal that wakes the
 // delivery worker right after a commit, and how a delivery row reads.
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type {
   CircuitUpdate,
   DeliveryOutcome,
@@ -10,11 +10,28 @@ import type {
   WebhookSubscription,
 } from './store.js';
 
+// Event ids are drawn from a pool of random bytes filled 256 ids at a time (as crypto.randomUUID does): randomBytes(16)
+// per event cost ~15 us of the event loop per create on the bench's machine kind (loaded), ~1 us from the pool.
+const ID_BYTES = 16;
+const idPool = Buffer.alloc(ID_BYTES * 256);
+let idOffset = idPool.length;
+
+/** 16 random bytes as base64url, each drawn once. */
+function randomId(): string {
+  if (idOffset === idPool.length) {
+    randomFillSync(idPool);
+    idOffset = 0;
+  }
+  const id = idPool.toString('base64url', idOffset, idOffset + ID_BYTES);
+  idOffset += ID_BYTES;
+  return id;
+}
+
 /** The webhook body (the NewPlant JSON, id written exactly) and a fresh Standard Webhooks message id. */
 export function newPlantEvent(plant: StoredPlant): { eventId: string; payload: string } {
   const tag = plant.tag === undefined ? '' : `,"tag":${JSON.stringify(plant.tag)}`;
   return {
-    eventId: `msg_${randomBytes(16).toString('base64url')}`,
+    eventId: `msg_${randomId()}`,
     payload: `{"id":${plant.id.toString()},"name":${JSON.stringify(plant.name)}${tag}}`,
   };
 }

