@@ -80,6 +80,38 @@ const CREATE_BATCH_WITH_EVENTS = `
   UNION ALL SELECT 'k', owner, key, status, 0, 0 FROM claimed
   UNION ALL SELECT 'v', owner, version::text, 0, 0, 0 FROM versions`;
 
+// The same for a batch without an Idempotency-Key, the common case: the parts that write keys would select nothing
+// (no row of input has a key, so claimed and trimmed are empty and every row may insert), and PostgreSQL
+// parses and plans the whole statement for every batch (unnamed: a transaction pooler keeps no named statement), so
+// they are left out. The deliveries part stays: only this statement's own snapshot knows every subscription, one
+// another instance added a moment ago included. Owners, versions and the NOTIFY as above.
+const CREATE_BATCH_WITHOUT_KEYS = `
+  WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
+      AS t(owner, id, name, tag, event_id, payload)
+  ), inserted AS (
+    INSERT INTO plants (owner, id, name, tag) SELECT owner, id, name, tag FROM input
+    ON CONFLICT (owner, id) DO NOTHING
+    RETURNING owner, id
+  ), queued AS (
+    INSERT INTO webhook_deliveries (subscription_id, event_id, payload, created_at, next_attempt_at)
+    SELECT s.id, input.event_id, input.payload, $7, $7
+    FROM inserted JOIN input ON input.owner = inserted.owner AND input.id = inserted.id
+    JOIN webhook_subscriptions s ON s.enabled AND (s.subject IS NULL OR s.subject = inserted.owner)
+    RETURNING 1
+  ), versions AS (
+    INSERT INTO owner_versions AS v (owner, version)
+    SELECT owner, count(*) FROM inserted GROUP BY owner ORDER BY owner
+    ON CONFLICT (owner) DO UPDATE SET version = v.version + excluded.version
+    RETURNING owner, version
+  ), notified AS (
+    SELECT pg_notify($8, $9::text || 'p:' || owner) FROM (SELECT DISTINCT owner FROM inserted) AS owners
+  )
+  SELECT 'p' AS kind, owner, id::text AS id, 0 AS status, (SELECT count(*) FROM notified) AS notified,
+         (SELECT count(*) FROM queued)::int AS queued
+  FROM inserted
+  UNION ALL SELECT 'v', owner, version::text, 0, 0, 0 FROM versions`;
+
 const HAS_DUE = `
   SELECT 1 FROM webhook_subscriptions s
   WHERE s.enabled AND (s.circuit_open_until IS NULL OR s.circuit_open_until <= $1)
@@ -311,25 +343,30 @@ export function createPostgresOutbox(query: Query, transaction: Transaction): Po
   return {
     async createBatchWithEvents(rows, channel, notifyPrefix) {
       const events = rows.map((row) => newPlantEvent(row.plant));
-      const now = Date.now();
-      const result = await query<{ kind: 'p' | 'k' | 'v'; owner: string; id: string; status: number; queued: number }>(
-        CREATE_BATCH_WITH_EVENTS,
-        [
-          rows.map((row) => row.owner),
-          rows.map((row) => row.plant.id.toString()),
-          rows.map((row) => row.plant.name),
-          rows.map((row) => row.plant.tag ?? null),
-          events.map((event) => event.eventId),
-          events.map((event) => event.payload),
-          now,
-          channel,
-          notifyPrefix,
+      const values: unknown[] = [
+        rows.map((row) => row.owner),
+        rows.map((row) => row.plant.id.toString()),
+        rows.map((row) => row.plant.name),
+        rows.map((row) => row.plant.tag ?? null),
+        events.map((event) => event.eventId),
+        events.map((event) => event.payload),
+        Date.now(),
+        channel,
+        notifyPrefix,
+      ];
+      const keyed = rows.some((row) => row.claim);
+      if (keyed) {
+        values.push(
           rows.map((row) => row.claim?.key ?? null),
           rows.map((row) => row.claim?.fingerprint ?? null),
           rows.map((row) => row.claim?.created ?? null),
           rows.map((row) => row.claim?.conflict ?? null),
           rows.map((row) => row.claim?.now ?? null),
-        ],
+        );
+      }
+      const result = await query<{ kind: 'p' | 'k' | 'v'; owner: string; id: string; status: number; queued: number }>(
+        keyed ? CREATE_BATCH_WITH_EVENTS : CREATE_BATCH_WITHOUT_KEYS,
+        values,
       );
       const inserted = new Set<string>();
       const claimed = new Map<string, number>();
