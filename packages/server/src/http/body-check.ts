@@ -21,6 +21,13 @@ import { errorAnswer } from './error-handler.js';
 import { KeyedBody, parseJsonBody } from './json-body.js';
 import type { ContractOperation } from './openapi-document.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** A keyed body's bytes as sent, set by its body check (app.ts decorates every request with null). */
+    keyedBodyBytes: Uint8Array | null;
+  }
+}
+
 type ValidationError = NonNullable<FastifyRequest['validationError']>;
 
 export interface BodyCheck {
@@ -39,9 +46,6 @@ export function bodyCheck(store: Store): (operation: ContractOperation) => BodyC
     const { operationId } = operation;
     const required = operation.body.required;
     const keyed = Object.hasOwn(KEYED_OPERATIONS, operationId);
-    // The bytes of each keyed body, as sent: a refusal is kept under their fingerprint, after they were parsed.
-    const keyedBytes = new WeakMap<FastifyRequest, Uint8Array>();
-
     /** The refusal kept (or the one kept before) under the request's key; undefined when it is not one to keep. */
     const kept = async (request: FastifyRequest, error: unknown, bytes: Uint8Array) => {
       const key = request.headers['idempotency-key'];
@@ -77,7 +81,9 @@ export function bodyCheck(store: Store): (operation: ContractOperation) => BodyC
           if (body === undefined && required) throw new JsonBodyError(BODY_REQUIRED_MESSAGE);
           if (sent instanceof KeyedBody) {
             request.body = body;
-            keyedBytes.set(request, bytes);
+            // A refusal of the body is kept under its bytes' fingerprint: kept on the request, not in a WeakMap,
+            // whose set costs more than the validation this check no longer repeats (about 150 ns against 100).
+            request.keyedBodyBytes = bytes;
           }
           return undefined;
         } catch (error) {
@@ -86,9 +92,9 @@ export function bodyCheck(store: Store): (operation: ContractOperation) => BodyC
       },
       attachValidation: keyed,
       refuseInvalid: async (request, reply, error) => {
-        const bytes = keyedBytes.get(request);
+        const bytes = request.keyedBodyBytes;
         // Only a keyed body's own refusal is kept: a header (the key itself) or a parameter is answered as it is.
-        if (bytes === undefined || error.validationContext !== 'body') throw error;
+        if (bytes === null || error.validationContext !== 'body') throw error;
         return refuse(request, reply, error, bytes);
       },
     };
