@@ -103,6 +103,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Before anything can fail: errors must answer in the contract's Error shape.
   app.decorateRequest('principal', null);
+  // Declared in every request's shape up front, so setting it for a keyed body changes no object's shape.
+  app.decorateRequest('keyedBodyBytes', null);
   // First of the hooks: every request is measured and traced, those answered early included.
   await registerObservability(app, store, observability);
   // A request's reads of the store check its caches once, against the database as the request began.

@@ -74,7 +74,7 @@ export function operationResolver(
     const operation = byOperationId.get(operationId)!;
     const handler = handlers[operationId]!;
     // Only routes with a body get the hook: a hook that does nothing still costs every request a turn.
-    const preValidation = checkBody(operation);
+    const check = checkBody(operation);
     // The route's own path, the same on every request of the route (and of its HEAD twin): read once, since
     // Fastify's routeOptions builds a new object on every read.
     let routePath: string | undefined;
@@ -85,8 +85,11 @@ export function operationResolver(
         queryNamesHook(operation),
       ],
       config: { operationId },
-      ...(preValidation ? { preValidation } : {}),
+      ...(check ? { preValidation: check.preValidation } : {}),
+      // A keyed operation's body check decides its validation refusals itself (body-check.ts), in the handler.
+      ...(check?.attachValidation ? { attachValidation: true } : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        if (request.validationError) return check!.refuseInvalid(request, reply, request.validationError);
         routePath ??= request.routeOptions.url ?? '';
         const input = {
           // null only for open operations, whose handlers are typed to take null (see PrincipalOf).
