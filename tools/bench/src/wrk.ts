@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runToEnd } from './children.js';
 import { cpuSeconds } from './cpu.js';
-import type { Running } from './targets.js';
 
 export interface WrkResult {
   requestsPerSec: number;
@@ -152,7 +151,7 @@ export async function wrk(options: {
 
 /** wrk against a running target (its URL, its principals' tokens, its process for CPU and memory) for one scenario. */
 export function wrkAgainst(
-  server: Running,
+  server: { url: string; pid: number; token: string; tokens: string[] },
   run: { scenario: Scenario; base: number; seconds: number; connections: number; headers?: string[] },
 ): Promise<WrkResult> {
   return wrk({ url: server.url, token: server.token, tokens: server.tokens, serverPid: server.pid, ...run });
