@@ -117,7 +117,6 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   // process has written since, replays that owner's changes from the change log over its cached pages
   // (change-log.ts), so a busy worker beside this one costs a lookup per owner and keeps the pages its writes cannot
   // have altered. Between moves, this process's own writes keep its pages' versions (afterWrite), as they always have.
-  // data_version is read only when the wal-index header has changed since the last look (wal-header.ts).
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   const walHeader = path === ':memory:' ? undefined : watchWalHeader(path);
   let seenVersion = -1;
