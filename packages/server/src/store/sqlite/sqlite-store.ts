@@ -18,6 +18,7 @@ import { syncLogOf } from './log-sync.js';
 import { sqliteMigrations } from './migrations.js';
 import { createSqliteOutbox } from './outbox.js';
 import { keepWalSmall } from './wal.js';
+import { watchWalHeader } from './wal-header.js';
 
 // The page as JSON, built by SQLite: {"name":...} or {"name":...,"tag":...} per plant, in id order.
 // The owner's version is read by the same statement, so it belongs to the same snapshot as the page.
@@ -106,8 +107,9 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   // Read caches. data_version moves when another connection commits (another worker of `serve --workers`, the CLI);
   // this connection's own writes update what they may alter. It is read before every cached answer, except that a
   // request reads it once (its token, then its page: a commit by another process is seen by every request that
-  // arrives after it); each read costs about 3 us. A request's window closes with the turn of the event loop it began
-  // in, or when the next request begins. When it has moved, the first token lookup reads the tokens' generation (one
+  // arrives after it); each read costs 2-10 us, so it is read only when the wal-index header moved since the last look
+  // (wal-header.ts). A request's window closes with the turn of the event loop it began in, or when the next request
+  // begins. When it has moved, the first token lookup reads the tokens' generation (one
   // row, moved by a trigger on every update or delete of a token: a revocation by any process, the CLI included) and
   // drops the cached token records only when that has moved too; dropping them at every move made each worker of
   // `serve --workers 2` re-read a token on ~40% of its requests. Pages are not dropped either: the first list of an
@@ -116,6 +118,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   // (change-log.ts), so a busy worker beside this one costs a lookup per owner and keeps the pages its writes cannot
   // have altered. Between moves, this process's own writes keep its pages' versions (afterWrite), as they always have.
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  const walHeader = path === ':memory:' ? undefined : watchWalHeader(path);
   let seenVersion = -1;
   let inRequest = false;
   let checked = false;
@@ -143,6 +146,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   const fresh = () => {
     if (checked) return;
     checked = inRequest;
+    if (walHeader?.unchanged()) return;
     const version = dataVersion.get() as number;
     if (version !== seenVersion) {
       seenVersion = version;
@@ -337,6 +341,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     async close() {
       watch?.stop();
       wal?.stop();
+      walHeader?.close();
       if (db.open) db.close();
       logSync?.close();
     },
