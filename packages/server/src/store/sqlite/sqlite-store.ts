@@ -341,8 +341,10 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     async close() {
       watch?.stop();
       wal?.stop();
-      walHeader?.close();
       if (db.open) db.close();
+      // After the connection: closing any descriptor of a file drops every POSIX lock this process holds on it, so
+      // closing this one first would drop SQLite's own locks on the -shm file while its connection still counts on them.
+      walHeader?.close();
       logSync?.close();
     },
   };

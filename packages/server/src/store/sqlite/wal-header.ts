@@ -16,6 +16,7 @@ export interface WalHeader {
    * a commit between the two then moves the header after this look, and the next call reports it.
    */
   unchanged(): boolean;
+  /** Closes the descriptor: only after the database connection is closed (see sqlite-store.ts's close). */
   close(): void;
 }
 
