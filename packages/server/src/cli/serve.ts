@@ -62,7 +62,7 @@ export const serveCommand: Command = {
       // Migrate once here so the workers start on an up-to-date schema, then fork; the workers share the port.
       await withStore(config, async () => {});
       const closeMetrics = await serveClusterMetrics(config);
-      const code = await superviseWorkers(workers);
+      const code = await superviseWorkers(workers, config.shutdownTimeoutMs);
       closeMetrics();
       return code;
     }
