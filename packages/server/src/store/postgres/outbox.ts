@@ -28,6 +28,23 @@ export interface PostgresOutbox {
   readonly repository: WebhookRepository;
 }
 
+// The parts both create statements share, each over `input` ($1-$6) and `inserted`: one delivery per inserted plant and
+// matching subscription ($7 the time), one NOTIFY per owner with new plants ($8 the channel, $9 the prefix), and the
+// answer's rows for the inserted plants.
+const QUEUE_DELIVERIES = `queued AS (
+    INSERT INTO webhook_deliveries (subscription_id, event_id, payload, created_at, next_attempt_at)
+    SELECT s.id, input.event_id, input.payload, $7, $7
+    FROM inserted JOIN input ON input.owner = inserted.owner AND input.id = inserted.id
+    JOIN webhook_subscriptions s ON s.enabled AND (s.subject IS NULL OR s.subject = inserted.owner)
+    RETURNING 1
+  )`;
+const NOTIFY_OWNERS = `notified AS (
+    SELECT pg_notify($8, $9::text || 'p:' || owner) FROM (SELECT DISTINCT owner FROM inserted) AS owners
+  )`;
+const ANSWER_PLANTS = `SELECT 'p' AS kind, owner, id::text AS id, 0 AS status, (SELECT count(*) FROM notified) AS notified,
+         (SELECT count(*) FROM queued)::int AS queued
+  FROM inserted`;
+
 // The batch insert, the deliveries selected from its RETURNING, the owners' new versions, and one NOTIFY per owner: one
 // statement, one snapshot, one transaction. The batch holds each (owner, id) and each (owner, key) once (CreateBatch
 // defers repeats), so the joins are one-to-one. A row with an Idempotency-Key first claims the key (an expired answer
@@ -55,13 +72,7 @@ const CREATE_BATCH_WITH_EVENTS = `
        OR EXISTS (SELECT 1 FROM claimed c WHERE c.owner = input.owner AND c.key = input.idem_key AND c.status = 200)
     ON CONFLICT (owner, id) DO NOTHING
     RETURNING owner, id
-  ), queued AS (
-    INSERT INTO webhook_deliveries (subscription_id, event_id, payload, created_at, next_attempt_at)
-    SELECT s.id, input.event_id, input.payload, $7, $7
-    FROM inserted JOIN input ON input.owner = inserted.owner AND input.id = inserted.id
-    JOIN webhook_subscriptions s ON s.enabled AND (s.subject IS NULL OR s.subject = inserted.owner)
-    RETURNING 1
-  ), versions AS (
+  ), ${QUEUE_DELIVERIES}, versions AS (
     INSERT INTO owner_versions AS v (owner, version, idempotency_keys)
     SELECT owner, sum(changed), sum(keys) FROM (
       SELECT owner, 1 AS changed, 0 AS keys FROM inserted
@@ -71,12 +82,8 @@ const CREATE_BATCH_WITH_EVENTS = `
     ON CONFLICT (owner) DO UPDATE SET version = v.version + excluded.version,
       idempotency_keys = v.idempotency_keys + excluded.idempotency_keys
     RETURNING owner, version
-  ), notified AS (
-    SELECT pg_notify($8, $9::text || 'p:' || owner) FROM (SELECT DISTINCT owner FROM inserted) AS owners
-  )
-  SELECT 'p' AS kind, owner, id::text AS id, 0 AS status, (SELECT count(*) FROM notified) AS notified,
-         (SELECT count(*) FROM queued)::int AS queued
-  FROM inserted
+  ), ${NOTIFY_OWNERS}
+  ${ANSWER_PLANTS}
   UNION ALL SELECT 'k', owner, key, status, 0, 0 FROM claimed
   UNION ALL SELECT 'v', owner, version::text, 0, 0, 0 FROM versions`;
 
@@ -93,23 +100,13 @@ const CREATE_BATCH_WITHOUT_KEYS = `
     INSERT INTO plants (owner, id, name, tag) SELECT owner, id, name, tag FROM input
     ON CONFLICT (owner, id) DO NOTHING
     RETURNING owner, id
-  ), queued AS (
-    INSERT INTO webhook_deliveries (subscription_id, event_id, payload, created_at, next_attempt_at)
-    SELECT s.id, input.event_id, input.payload, $7, $7
-    FROM inserted JOIN input ON input.owner = inserted.owner AND input.id = inserted.id
-    JOIN webhook_subscriptions s ON s.enabled AND (s.subject IS NULL OR s.subject = inserted.owner)
-    RETURNING 1
-  ), versions AS (
+  ), ${QUEUE_DELIVERIES}, versions AS (
     INSERT INTO owner_versions AS v (owner, version)
     SELECT owner, count(*) FROM inserted GROUP BY owner ORDER BY owner
     ON CONFLICT (owner) DO UPDATE SET version = v.version + excluded.version
     RETURNING owner, version
-  ), notified AS (
-    SELECT pg_notify($8, $9::text || 'p:' || owner) FROM (SELECT DISTINCT owner FROM inserted) AS owners
-  )
-  SELECT 'p' AS kind, owner, id::text AS id, 0 AS status, (SELECT count(*) FROM notified) AS notified,
-         (SELECT count(*) FROM queued)::int AS queued
-  FROM inserted
+  ), ${NOTIFY_OWNERS}
+  ${ANSWER_PLANTS}
   UNION ALL SELECT 'v', owner, version::text, 0, 0, 0 FROM versions`;
 
 const HAS_DUE = `
