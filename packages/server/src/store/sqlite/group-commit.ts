@@ -1,8 +1,9 @@
 // Group commit for SQLite writes: writes that arrive in the same turn of the event loop share one transaction,
 // so one fsync acknowledges many requests. Each write still resolves only after its commit is durable: with
 // `durable` given (the store's file connections), the transaction commits without an fsync (synchronous=NORMAL: its
-// log frames reach the OS at once) and `durable` then fsyncs the log on libuv's thread pool, so the event loop serves
-// reads meanwhile and the next batch can commit while this one's fsync runs; the batch is answered once it returns.
+// log frames reach the OS at once) and `durable` then fsyncs the log on a thread of its own (log-sync.ts: waited for
+// at most 1 ms, so a fast disk's batch is answered in its own turn; a slow one's later, the event loop serving reads
+// meanwhile and the next batch committing while this one's fsync runs); the batch is answered once it returns.
 // The write lock is never waited for on the event loop: SQLite's busy handler sleeps in the calling thread (1, 2, 5,
 // 10 ms ... up to busy_timeout), which with `serve --workers N` on one file stalled every request of a process while
 // another held the lock. A batch that finds the lock taken is tried again from a timer, its writes waiting no longer

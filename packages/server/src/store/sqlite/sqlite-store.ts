@@ -66,7 +66,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
 
   // Checkpoints run on a worker thread, never in a commit on the event loop (see wal.ts).
   const wal = path === ':memory:' ? undefined : keepWalSmall(db, path);
-  // Group-committed batches are made durable by an fsync of the log on the thread pool, not inside the commit.
+  // Group-committed batches are made durable by an fsync of the log on a thread of its own, not inside the commit.
   const logSync = path !== ':memory:' && options.groupCommit !== false ? syncLogOf(path) : undefined;
   if (logSync) db.pragma('synchronous = NORMAL');
   const write: <T>(work: () => T) => Promise<T> =
@@ -345,7 +345,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       // After the connection: closing any descriptor of a file drops every POSIX lock this process holds on it, so
       // closing this one first would drop SQLite's own locks on the -shm file while its connection still counts on them.
       walHeader?.close();
-      logSync?.close();
+      await logSync?.close();
     },
   };
 }

@@ -1,5 +1,5 @@
-// Group-committed SQLite writes are answered only once their batch is durable, and the log is synced off the event
-// loop: the store's connection commits with synchronous=NORMAL and fsyncs the write-ahead log on the thread pool.
+// Group-committed SQLite writes are answered only once their batch is durable: the store's connection commits with
+// synchronous=NORMAL and a thread of its own fsyncs the write-ahead log, waited for briefly on the event loop.
 import { mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,8 +80,48 @@ describe('syncLogOf', () => {
     await log.sync();
     expect(openFiles()).toContain(`${path}-wal`);
     expect(openFiles()).not.toContain(`${path}-old-wal`);
-    log.close();
+    await log.close();
     fresh.close();
+  });
+
+  it('answers a sync the disk returns within the wait in the same turn, and a longer one later, both once synced', async () => {
+    const path = join(dir, 'turn.db');
+    const db = openSqliteDatabase(path);
+    db.exec('CREATE TABLE t (x INTEGER)');
+    const sameTurn = async (log: ReturnType<typeof syncLogOf>) =>
+      Promise.race([
+        log.sync().then(() => 'synced'),
+        new Promise((resolve) => setImmediate(() => resolve('a later turn'))),
+      ]);
+    const patient = syncLogOf(path, { waitMs: 60_000 });
+    expect(await sameTurn(patient)).toBe('synced');
+    await patient.close();
+    // Never waited for: the sync finishes on its thread and is answered from a later turn.
+    const background = syncLogOf(path, { waitMs: 0 });
+    const synced = background.sync();
+    expect(await sameTurn(background)).toBe('a later turn');
+    await expect(synced).resolves.toBeUndefined();
+    await background.close();
+    db.close();
+  });
+
+  it('rejects every sync, waited for or not, when the log cannot be synced, and settles pending syncs on close', async () => {
+    const missing = join(dir, 'never-created.db');
+    for (const waitMs of [60_000, 0]) {
+      const log = syncLogOf(missing, { waitMs });
+      await expect(log.sync()).rejects.toThrow(/fdatasync/);
+      const pending = expect(log.sync()).rejects.toThrow(/fdatasync/);
+      await log.close();
+      await pending;
+    }
+    const path = join(dir, 'closing.db');
+    const db = openSqliteDatabase(path);
+    db.exec('CREATE TABLE t (x INTEGER)');
+    const log = syncLogOf(path, { waitMs: 0 });
+    const pending = [log.sync(), log.sync()];
+    await log.close();
+    await expect(Promise.all(pending)).resolves.toEqual([undefined, undefined]);
+    db.close();
   });
 
   it('is what the store’s group commit runs: the store holds its log open for syncing until it closes', async () => {
