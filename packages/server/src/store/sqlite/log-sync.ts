@@ -33,11 +33,12 @@ const waitAsync = (
   }
 ).waitAsync;
 
-// The syncing thread, as plain JavaScript (it runs the same on the sources under test and on dist/). Each fdatasync
-// covers every batch asked for before it began.
+// The syncing thread, as plain JavaScript (it runs the same on the sources under test and on dist/; getBuiltinModule
+// rather than require, as a worker evaluates its code as a module when the process was started with
+// --input-type=module). Each fdatasync covers every batch asked for before it began.
 const SYNCER = `
-const { workerData } = require('node:worker_threads');
-const { closeSync, fdatasyncSync, fstatSync, openSync, statSync } = require('node:fs');
+const { workerData } = process.getBuiltinModule('node:worker_threads');
+const { closeSync, fdatasyncSync, fstatSync, openSync, statSync } = process.getBuiltinModule('node:fs');
 const { words, log } = workerData;
 let fd;
 const current = () => {
@@ -93,16 +94,29 @@ export function syncLogOf(path: string, { waitMs = WAIT_MS } = {}): LogSync {
   worker.once('error', broken);
   worker.once('exit', broken);
   let requested = 0n;
+  // A sync waited for in the background holds the process open, as a pending fs call would (a pending waitAsync
+  // does not): a command that writes and then closes must not exit before its write is durable.
+  let background = 0;
+  const settled = () => {
+    if (--background === 0) worker.unref();
+  };
 
-  const settle = (seq: bigint): Promise<void> => {
+  const outcome = (seq: bigint): Promise<void> =>
+    Atomics.load(words, FAILED) >= seq
+      ? Promise.reject(new Error(`the fdatasync of ${path}-wal failed`))
+      : Promise.resolve();
+  const later = (seq: bigint): Promise<void> => {
     const synced = Atomics.load(words, SYNCED);
-    if (synced >= seq) {
-      return Atomics.load(words, FAILED) >= seq
-        ? Promise.reject(new Error(`the fdatasync of ${path}-wal failed`))
-        : Promise.resolve();
-    }
+    if (synced >= seq) return outcome(seq);
     const waiting = waitAsync(words, SYNCED, synced);
-    return (waiting.async ? (waiting.value as Promise<unknown>) : Promise.resolve()).then(() => settle(seq));
+    return (waiting.async ? (waiting.value as Promise<unknown>) : Promise.resolve()).then(() => later(seq));
+  };
+  const settle = (seq: bigint): Promise<void> => {
+    if (Atomics.load(words, SYNCED) >= seq) return outcome(seq);
+    if (background++ === 0) worker.ref();
+    const done = later(seq);
+    done.then(settled, settled);
+    return done;
   };
 
   return {
@@ -125,6 +139,7 @@ export function syncLogOf(path: string, { waitMs = WAIT_MS } = {}): LogSync {
       Atomics.store(words, CLOSING, 1n);
       Atomics.store(words, REQUESTED, ++requested);
       Atomics.notify(words, REQUESTED);
+      worker.ref();
       return exited;
     },
   };
