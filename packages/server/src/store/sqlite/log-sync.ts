@@ -34,11 +34,12 @@ const waitAsync = (
 ).waitAsync;
 
 // The syncing thread, as plain JavaScript (it runs the same on the sources under test and on dist/; getBuiltinModule
-// rather than require, as a worker evaluates its code as a module when the process was started with
-// --input-type=module). Each fdatasync covers every batch asked for before it began.
+// where Node has it (22.3 on), as a worker evaluates its code as a module when the process was started with
+// --input-type=module, where require is missing). Each fdatasync covers every batch asked for before it began.
 const SYNCER = `
-const { workerData } = process.getBuiltinModule('node:worker_threads');
-const { closeSync, fdatasyncSync, fstatSync, openSync, statSync } = process.getBuiltinModule('node:fs');
+const load = process.getBuiltinModule ? (name) => process.getBuiltinModule(name) : require;
+const { workerData } = load('node:worker_threads');
+const { closeSync, fdatasyncSync, fstatSync, openSync, statSync } = load('node:fs');
 const { words, log } = workerData;
 let fd;
 const current = () => {
