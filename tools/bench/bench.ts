@@ -1,9 +1,9 @@
 // `pnpm bench`: throughput, latency and memory of the service next to the framework ceiling and its peers, measured
 // side by side in one run (servers on core 0, wrk and the open-loop generator on core 1), written to
 // docs/benchmarks.md with a chart (above the notes and earlier runs, which a run keeps: src/report-file.ts). Each of
-// --rounds N rounds starts every target in turn (the order rotates by one
-// per round, so targets interleave), warms it up (2 s of its first scenario, unrecorded), runs its closed-loop wrk
-// scenarios, then its open-loop latency runs at 50% and 80% of the capacity it just showed; then the hot-read A/B
+// --rounds N rounds starts every target in turn (the order rotates by one per round, so targets interleave), runs its
+// closed-loop wrk scenarios, each just after a warm-up on that scenario (src/warm-up.ts, unrecorded), then its
+// open-loop latency runs at 50% and 80% of the capacity it just showed; then the hot-read A/B
 // (plant-store against bare Fastify, both up at once, alternating; tools/bench/src/hot-read-ab.ts) and the cost-growth
 // runs (1k, 100k, 1M stored plants). Tables give each figure's median over the rounds with its spread (min-max).
 // Options: --seconds N (per closed-loop run, default 5), --open-seconds N (per open-loop run, 4), --connections N
@@ -32,8 +32,17 @@ import {
 } from './src/send-schedule.js';
 import { soak } from './src/soak.js';
 import { Samples, type Spread, show, spread } from './src/stats.js';
-import { METRICS_ON, PLANTS_PER_PRINCIPAL, PRINCIPALS, targets, WEBHOOK_ON, webhookDeliveries } from './src/targets.js';
-import { requireWrk, type Scenario, type WrkResult, wrk } from './src/wrk.js';
+import {
+  METRICS_ON,
+  PLANTS_PER_PRINCIPAL,
+  PRINCIPALS,
+  type Running,
+  targets,
+  WEBHOOK_ON,
+  webhookDeliveries,
+} from './src/targets.js';
+import { WARM_UP_MAX_RUNS, WARM_UP_TOLERANCE, warmUntilSteady } from './src/warm-up.js';
+import { requireWrk, type Scenario, type WrkResult, wrkAgainst } from './src/wrk.js';
 
 const { values } = parseArgs({
   options: {
@@ -131,7 +140,7 @@ const OPEN_P99_GOALS_MS = new Map([
 ]);
 const goalOf = (target: string, load: number, key: Judged) =>
   load === 0.8 && key === 'p99' ? OPEN_P99_GOALS_MS.get(target) : undefined;
-/** Seconds of each target's first scenario run, unrecorded, before its measured runs. */
+/** Seconds of each warm-up run (warm-up.ts repeats them until steady). */
 const WARM_UP_SECONDS = 2;
 
 /** An open-loop run's latency in words, each percentile with the generator's lag beside it and refusals flagged. */
@@ -167,6 +176,41 @@ const showJudged = ({ figure, refused, refusedFigure }: JudgedFigure) =>
 /** The generator's lag over the rounds: the median of each round's p50 and p99, and the largest lag of any send. */
 const showLag = (runs: OpenLoopResult[]) =>
   `${spread(runs.map((r) => r.lag.p50))?.median.toFixed(2)} / ${spread(runs.map((r) => r.lag.p99))?.median.toFixed(2)} / ${Math.max(...runs.map((r) => r.lag.max)).toFixed(1)}`;
+
+/**
+ * Warms a running target up on one scenario just before its measured run, by the rule every target and the hot-read
+ * A/B share (warm-up.ts: runs of WARM_UP_SECONDS until two in a row agree on CPU per request, capped), unrecorded.
+ * Measured cold, the mixed workload paid for filling plant-store's page cache (40 principals x 91 page sizes) inside
+ * its figure, which a peer with no cache never does. Creates make new ids; deletes remove, run for run, the plants the
+ * create warm-up made (runs half as long, as the measured delete is, and never more runs than it made), so the
+ * measured delete still finds every plant of the measured create run; with no create warm-up before them they are
+ * measured unwarmed.
+ */
+async function warmUpOn(
+  running: Running,
+  scenario: Scenario,
+  createWarmUp: number[],
+): Promise<{ bases: number[]; seconds: number; summary: string }> {
+  if (scenario === 'delete' && createWarmUp.length === 0)
+    return { bases: [], seconds: 0, summary: 'none (no create warm-up to delete)' };
+  const bases: number[] = [];
+  const runSeconds = scenario === 'delete' ? WARM_UP_SECONDS / 2 : WARM_UP_SECONDS;
+  const warm = await warmUntilSteady(
+    () => {
+      const base = scenario === 'delete' ? createWarmUp[bases.length]! : newBase();
+      bases.push(base);
+      return wrkAgainst(running, { scenario, base, seconds: runSeconds, connections });
+    },
+    { maxRuns: scenario === 'delete' ? Math.min(WARM_UP_MAX_RUNS, createWarmUp.length) : WARM_UP_MAX_RUNS },
+  );
+  return {
+    bases,
+    seconds: warm.runs.length * runSeconds,
+    summary: `${warm.runs.length} runs of ${runSeconds} s, CPU per request ${warm.runs.map((r) => r.cpuUsPerRequest.toFixed(1)).join(' -> ')} us${warm.steady ? '' : ' (not steady at the cap)'}`,
+  };
+}
+/** Seconds spent warming up on the scenarios, for the report: what the rule costs the run. */
+let warmUpSeconds = 0;
 
 const closed = new Samples<WrkResult>();
 const open = new Samples<OpenLoopResult & { rate: number }>();
@@ -235,32 +279,21 @@ for (let round = 0; round < rounds; round++) {
     const running = await target.start(port++);
     console.log(`round ${round + 1}/${rounds}: ${target.name} listening at ${running.url}, pid ${running.pid}`);
     try {
-      // Unrecorded: every target's first measured run starts on compiled code and warm caches, whichever scenario it
-      // is (the feature variants run the mixed workload only, which the plain SQLite target reaches after three runs).
-      await wrk({
-        url: running.url,
-        scenario: target.scenarios[0] === 'delete' ? 'get' : target.scenarios[0]!,
-        token: running.token,
-        tokens: running.tokens,
-        base: newBase(),
-        seconds: WARM_UP_SECONDS,
-        connections,
-        serverPid: running.pid,
-      });
       let createBase = 0;
+      let createWarmUp: number[] = [];
       for (const scenario of target.scenarios) {
+        const warm = await warmUpOn(running, scenario, createWarmUp);
+        if (scenario === 'create') createWarmUp = warm.bases;
+        warmUpSeconds += warm.seconds;
+        console.log(`  ${scenario} warm-up: ${warm.summary}`);
         // Deletes remove what this round's create run made; the create run always precedes them.
         const base = scenario === 'delete' ? createBase : newBase();
         if (scenario === 'create') createBase = base;
-        const result = await wrk({
-          url: running.url,
+        const result = await wrkAgainst(running, {
           scenario,
-          token: running.token,
-          tokens: running.tokens,
           base,
           seconds: scenario === 'delete' ? Math.max(2, Math.round(seconds / 2)) : seconds,
           connections,
-          serverPid: running.pid,
         });
         closed.add(`${target.name}|${scenario}`, result);
         console.log(
@@ -582,8 +615,12 @@ const report = `# Benchmarks
 Made by \`${command}\` on ${new Date().toISOString().slice(0, 10)} in ${minutes.toFixed(1)} minutes: ${rounds} round${rounds === 1 ? '' : 's'}, Node
 ${process.version}, ${execFileSync('nproc').toString().trim()} cores (${execFileSync('uname', ['-sr']).toString().trim()}); every server pinned to core 0 with \`taskset\`, \`wrk\` and the
 open-loop generator pinned to core 1. Each round starts every target in turn (the order rotates by one target per
-round) on a fresh database, seeds ${PRINCIPALS} principals with ${PLANTS_PER_PRINCIPAL} plants each over HTTP, warms up with ${WARM_UP_SECONDS} s of
-its first scenario (not recorded), runs the closed-loop scenarios, then the open-loop runs at 50% and 80% of the capacity that target just showed; the hot-read A/B
+round) on a fresh database, seeds ${PRINCIPALS} principals with ${PLANTS_PER_PRINCIPAL} plants each over HTTP, runs the closed-loop
+scenarios, each just after a warm-up on that same scenario (not recorded; one rule for every target, \`tools/bench/src/warm-up.ts\`: runs of
+${WARM_UP_SECONDS} s until two in a row agree on the server's CPU per request within ${WARM_UP_TOLERANCE * 100}%, at most ${WARM_UP_MAX_RUNS}, so a cache is filled and
+code compiled before the figure, not inside it; a delete warm-up, in runs of ${WARM_UP_SECONDS / 2} s, deletes the plants the create warm-up made,
+leaving the measured create run's plants to the measured delete run), then the open-loop runs at 50% and 80% of the capacity that
+target just showed (after its closed-loop runs of the same operation, so warm); the warm-ups took ${(warmUpSeconds / 60).toFixed(1)} of the run's ${minutes.toFixed(1)} minutes. The hot-read A/B
 (both servers up at once, alternating) and the cost-growth runs follow. Every figure is the **median over the rounds, with the spread (min-max) in brackets**; a ratio is the median
 of the per-round ratios. plant-store ran with \`LOG_LEVEL=warn\`, \`RATE_LIMIT_MAX=0\` and \`METRICS_PORT=off\`, except two
 variants of the SQLite target that run the mixed workload only, to price a feature: one with metrics on (their own
@@ -617,7 +654,7 @@ ${closedRows.join('\n')}
 ${
   abPairs.length + abPairsPostgres.length === 0
     ? 'Not run (`--ab-pairs 0`, or a run without both targets).'
-    : `Each plant-store target present (${SQLITE}, then ${POSTGRES}, whose every cached answer waits for the read barrier's check) against ${BARE}, both started at once (core 0) and warmed up alike (runs of ${WARM_UP_SECONDS} s of wrk until two in a row agree on CPU per request within 5%, at most 6: \`tools/bench/src/warm-up.ts\`), then ${abPairsPerRound} pairs of wrk runs per round (core 1, \`-t1 -c${connections}\`, ${seconds} s, \`GET /plants?limit=100\` as one principal: the same 100 plants, the same response schema), alternating between the two, the one that goes first swapping every pair; ${abPairs.length + abPairsPostgres.length} pairs in all. The ratio is taken per pair and summarised as the median (min-max) over the pairs.
+    : `Each plant-store target present (${SQLITE}, then ${POSTGRES}, whose every cached answer waits for the read barrier's check) against ${BARE}, both started at once (core 0) and warmed up alike (runs of ${WARM_UP_SECONDS} s of wrk until two in a row agree on CPU per request within ${WARM_UP_TOLERANCE * 100}%, at most ${WARM_UP_MAX_RUNS}: \`tools/bench/src/warm-up.ts\`), then ${abPairsPerRound} pairs of wrk runs per round (core 1, \`-t1 -c${connections}\`, ${seconds} s, \`GET /plants?limit=100\` as one principal: the same 100 plants, the same response schema), alternating between the two, the one that goes first swapping every pair; ${abPairs.length + abPairsPostgres.length} pairs in all. The ratio is taken per pair and summarised as the median (min-max) over the pairs.
 
 ${[abTable(SQLITE, abPairs), abTable(POSTGRES, abPairsPostgres)].filter((table) => table !== '').join('\n\n')}`
 }
