@@ -42,6 +42,8 @@ import {
   webhookDeliveries,
 } from './src/targets.js';
 import { WARM_UP_MAX_RUNS, WARM_UP_TOLERANCE, warmUntilSteady } from './src/warm-up.js';
+import { ratioToOne } from './src/workers-plan.js';
+import { workersStage } from './src/workers-stage.js';
 import { requireWrk, type Scenario, type WrkResult, wrkAgainst } from './src/wrk.js';
 
 const { values } = parseArgs({
@@ -62,6 +64,7 @@ const { values } = parseArgs({
     'no-layers': { type: 'boolean', default: false },
     'layer-rounds': { type: 'string' },
     'ab-pairs': { type: 'string', default: '3' },
+    workers: { type: 'string' },
   },
 });
 const HELP = `Usage: pnpm bench [options]
@@ -78,6 +81,10 @@ docs/benchmarks.md and docs/benchmarks.svg. Needs Debian's wrk (apt-get install 
   --no-open           skip the open-loop latency runs
   --no-postgres       skip the PostgreSQL targets (also skipped when pg_isready fails)
   --no-scale          skip the cost-growth runs (1k, 100k, 1M plants)
+  --workers LIST      also run the workers stage: \`serve --workers N\` (SQLite, mixed) for each N in LIST, e.g.
+                      1,2 on 2 cores, 1,2,4,8 on 16; N on cores 0..N-1 and wrk on the rest where the machine has
+                      N+1 cores, else unpinned with wrk on the last core (alone: with --targets
+                      matching no target, --no-scale and --no-layers)
   --ab-pairs N        pairs of each hot-read A/B each round: SQLite, and PostgreSQL when up, against bare
                       Fastify (default 3; 0 skips it)
   --layers all|LIST  only price the layers (all, or the comma-separated names), print the table, write nothing
@@ -358,6 +365,20 @@ for (let round = 0; round < rounds; round++) {
     }
   }
 }
+const workersList = values.workers?.split(',').map(Number);
+const workers = workersList
+  ? await workersStage({
+      list: workersList,
+      rounds,
+      seconds,
+      warmUpSeconds: WARM_UP_SECONDS,
+      connections,
+      port,
+      newBase,
+      log: (line) => console.log(line),
+    })
+  : undefined;
+port += rounds * (workersList?.length ?? 0) + 1;
 const layers = values['no-layers'] ? undefined : await layerTable(undefined, Number(values['layer-rounds'] ?? rounds));
 const minutes = (Date.now() - began) / 60_000;
 const loadAtEnd = loadAverage();
@@ -406,6 +427,46 @@ const allOpenRss = open
   .filter((key) => [SQLITE, PER_REQUEST, POSTGRES].some((target) => key.startsWith(`${target}|`)))
   .flatMap((key) => open.get(key).map((r) => r.maxRssMb));
 const peakRss = Math.max(...plantStoreRss, ...allGrowthRss, ...allOpenRss);
+
+/** Each N's req/s per round of the workers stage, for the ratios to one worker. */
+const workersRounds = () =>
+  Array.from(
+    { length: rounds },
+    (_, round) =>
+      new Map(workers!.runs.filter((r) => r.round === round).map((r) => [r.workers, r.result.requestsPerSec])),
+  );
+/**
+ * The workers goals: where N workers have N cores to themselves, 2 workers >= 1.6x one and 8 >= 5x (the median of the
+ * per-round ratios); where they share the machine's cores with wrk, N workers never serve less than one (every round).
+ */
+function workersChecks(): Check[] {
+  if (!workers) return [];
+  return workers.placements
+    .filter((p) => p.workers > 1)
+    .flatMap((p): Check[] => {
+      const figure = ratioToOne(workersRounds(), p.workers);
+      if (p.serverCores === undefined) {
+        const label = `mixed: serve --workers ${p.workers} vs 1, sharing ${workers!.cores} cores with wrk (>= 1x in every round)`;
+        return [[label, figure, 2, null, figure ? (figure.min >= 1 ? 'met' : '**missed**') : '']];
+      }
+      const goal = { 2: 1.6, 8: 5 }[p.workers];
+      const label = `mixed: serve --workers ${p.workers} vs 1, on cores ${p.serverCores} (${goal ? `>= ${goal}x` : 'not a target'})`;
+      return [[label, figure, 2, goal ? (m) => m >= goal : null]];
+    });
+}
+const workersTable = () => {
+  if (!workers) return 'Not run (`--workers LIST` runs it, e.g. `--workers 1,2`).';
+  const rows = workers.placements.map((p) => {
+    const runs = workers!.runs.filter((r) => r.workers === p.workers).map((r) => r.result);
+    return `| ${p.workers} | ${p.serverCores ?? 'any (not pinned)'} | ${p.wrkCores} | ${show(spread(runs.map((r) => r.requestsPerSec)))} | ${show(spread(runs.map((r) => r.p50Ms)), 2)} | ${show(spread(runs.map((r) => r.p99Ms)), 2)} | ${show(spread(runs.map((r) => r.cpuUsPerRequest)), 1)} | ${show(spread(runs.map((r) => r.cpuSeconds / seconds)), 2)} | ${p.workers === 1 ? '1' : show(ratioToOne(workersRounds(), p.workers), 2)} | ${runs.reduce((sum, r) => sum + r.non2xx, 0)} |`;
+  });
+  const unpinned = workers.placements.filter((p) => p.serverCores === undefined).map((p) => p.workers);
+  return `\`plant-store serve --workers N\` on SQLite under the mixed workload, for N in ${workers.placements.map((p) => p.workers).join(', ')}: one database seeded once (the same ${PRINCIPALS} principals with ${PLANTS_PER_PRINCIPAL} plants each, over HTTP) and copied for every start, so each N starts fresh on the same data. ${rounds} round${rounds === 1 ? '' : 's'}, each starting every N in turn, the order alternating (as listed, then reversed); each N warmed up by the rule every target shares, then measured ${seconds} s with wrk \`-t${workers.load.threads} -c${workers.load.connections}\`, the same for every N. On this ${workers.cores}-core machine, N workers run on cores 0..N-1 and wrk on the rest where there are N+1 cores${unpinned.length ? `; for N = ${unpinned.join(', ')} it has fewer, so the server ran unpinned (the kernel spreads its processes over every core) and wrk on core ${workers.cores - 1}, which the server shares: those figures say whether more workers serve less on a busy machine, not how far they scale` : ''}. Server CPU counts every process, the primary and its workers; "cores" is that CPU time over the run's seconds. The ratio to one worker is taken within each round and summarised as the median (min-max).
+
+| workers | server cores | wrk cores | req/s | p50 ms | p99 ms | server CPU us/request | cores used | ratio to 1 worker | non-2xx |
+|---|---|---|---:|---:|---:|---:|---:|---:|---:|
+${rows.join('\n')}`;
+};
 
 /** One A/B's table: plant-store's figures, bare Fastify's, and their ratio per pair; empty when it did not run. */
 const abTable = (name: string, pairs: AbPair[]) =>
@@ -528,6 +589,7 @@ const checks: Check[] = [
   ],
   // 175: the 16 MB semi-space serve sets costs about 22 MB over the 2 MB it set before (docs/benchmarks.md).
   ['peak RSS of plant-store, any scenario, MB (< 175)', spread([peakRss]), 0, (m) => m < 175],
+  ...workersChecks(),
   ...LAYOUTS.flatMap((layout) =>
     (postgresUp ? ['SQLite', 'PostgreSQL'] : ['SQLite']).flatMap((engine) =>
       (['get', 'create'] as const).map(
@@ -683,6 +745,10 @@ medians over the rounds (the figure's and the lag's) and names the rule that app
 | server | operation | load | rate req/s | p50 ms | p99 ms | p99.9 ms | generator lag p50 / p99 / max ms | errors + non-2xx | generator CPU (max) | max RSS MB |
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 ${openRows.join('\n')}
+
+## Writes across workers
+
+${workersTable()}
 
 ## What each layer costs
 
