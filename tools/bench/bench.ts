@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { deleteSeconds } from './src/delete-run.js';
 import { type AbPair, hotReadAB } from './src/hot-read-ab.js';
 import { DEFAULTS, priceLayers } from './src/layers.js';
 import { type OpenLoopResult, openLoop } from './src/open-loop.js';
@@ -147,6 +148,8 @@ const OPEN_P99_GOALS_MS = new Map([
 ]);
 const goalOf = (target: string, load: number, key: Judged) =>
   load === 0.8 && key === 'p99' ? OPEN_P99_GOALS_MS.get(target) : undefined;
+/** Seconds of a measured delete run, unless the plants it deletes run out sooner (delete-run.ts). */
+const DELETE_SECONDS = Math.max(2, Math.round(seconds / 2));
 /** Seconds of each warm-up run (warm-up.ts repeats them until steady). */
 const WARM_UP_SECONDS = 2;
 
@@ -184,36 +187,49 @@ const showJudged = ({ figure, refused, refusedFigure }: JudgedFigure) =>
 const showLag = (runs: OpenLoopResult[]) =>
   `${spread(runs.map((r) => r.lag.p50))?.median.toFixed(2)} / ${spread(runs.map((r) => r.lag.p99))?.median.toFixed(2)} / ${Math.max(...runs.map((r) => r.lag.max)).toFixed(1)}`;
 
+/** The ids a create warm-up made: base + 1 onwards, `runs` of them (a run's requests, with a gap between runs). */
+interface WarmUpIds {
+  base: number;
+  runs: number;
+}
 /**
  * Warms a running target up on one scenario just before its measured run, by the rule every target and the hot-read
  * A/B share (warm-up.ts: runs of WARM_UP_SECONDS until two in a row agree on CPU per request, capped), unrecorded.
  * Measured cold, the mixed workload paid for filling plant-store's page cache (40 principals x 91 page sizes) inside
- * its figure, which a peer with no cache never does. Creates make new ids; deletes remove, run for run, the plants the
- * create warm-up made (runs half as long, as the measured delete is, and never more runs than it made), so the
- * measured delete still finds every plant of the measured create run; with no create warm-up before them they are
- * measured unwarmed.
+ * its figure, which a peer with no cache never does. The create warm-up's runs take consecutive ids (each run starts
+ * past the last one's answered requests and one in flight per connection); the delete warm-up deletes them the same way, in runs
+ * half as long (as the measured delete is) and no more of them than there were create runs, so the measured delete
+ * still finds every plant of the measured create run; with no create warm-up before them they are measured unwarmed.
  */
 async function warmUpOn(
   running: Running,
   scenario: Scenario,
-  createWarmUp: number[],
-): Promise<{ bases: number[]; seconds: number; summary: string }> {
-  if (scenario === 'delete' && createWarmUp.length === 0)
-    return { bases: [], seconds: 0, summary: 'none (no create warm-up to delete)' };
-  const bases: number[] = [];
+  createWarmUp: WarmUpIds | undefined,
+): Promise<{ ids?: WarmUpIds; seconds: number; rate: number; summary: string }> {
+  if (scenario === 'delete' && !createWarmUp)
+    return { seconds: 0, rate: Number.NaN, summary: 'none (no create warm-up to delete)' };
+  const first = scenario === 'delete' ? createWarmUp!.base : newBase();
+  let next = first;
   const runSeconds = scenario === 'delete' ? WARM_UP_SECONDS / 2 : WARM_UP_SECONDS;
   const warm = await warmUntilSteady(
-    () => {
-      const base = scenario === 'delete' ? createWarmUp[bases.length]! : newBase();
-      bases.push(base);
-      return wrkAgainst(running, { scenario, base, seconds: runSeconds, connections });
+    async () => {
+      const result = await wrkAgainst(running, {
+        scenario,
+        base: scenario === 'create' || scenario === 'delete' ? next : newBase(),
+        seconds: runSeconds,
+        connections,
+      });
+      // Past the answered requests and one more in flight per connection, which may have been sent.
+      next += result.requests + connections;
+      return result;
     },
-    { maxRuns: scenario === 'delete' ? Math.min(WARM_UP_MAX_RUNS, createWarmUp.length) : WARM_UP_MAX_RUNS },
+    { maxRuns: scenario === 'delete' ? Math.min(WARM_UP_MAX_RUNS, createWarmUp!.runs) : WARM_UP_MAX_RUNS },
   );
   return {
-    bases,
+    ...(scenario === 'create' ? { ids: { base: first, runs: warm.runs.length } } : {}),
     seconds: warm.runs.length * runSeconds,
-    summary: `${warm.runs.length} runs of ${runSeconds} s, CPU per request ${warm.runs.map((r) => r.cpuUsPerRequest.toFixed(1)).join(' -> ')} us${warm.steady ? '' : ' (not steady at the cap)'}`,
+    rate: warm.runs.at(-1)!.requestsPerSec,
+    summary: `${warm.runs.length} runs of ${runSeconds} s, CPU per request ${warm.runs.map((r) => r.cpuUsPerRequest.toFixed(1)).join(' -> ')} us, non-2xx ${warm.runs.reduce((sum, r) => sum + r.non2xx, 0)}${warm.steady ? '' : ' (not steady at the cap)'}`,
   };
 }
 /** Seconds spent warming up on the scenarios, for the report: what the rule costs the run. */
@@ -287,10 +303,11 @@ for (let round = 0; round < rounds; round++) {
     console.log(`round ${round + 1}/${rounds}: ${target.name} listening at ${running.url}, pid ${running.pid}`);
     try {
       let createBase = 0;
-      let createWarmUp: number[] = [];
+      let created = 0;
+      let createWarmUp: WarmUpIds | undefined;
       for (const scenario of target.scenarios) {
         const warm = await warmUpOn(running, scenario, createWarmUp);
-        if (scenario === 'create') createWarmUp = warm.bases;
+        if (scenario === 'create') createWarmUp = warm.ids;
         warmUpSeconds += warm.seconds;
         console.log(`  ${scenario} warm-up: ${warm.summary}`);
         // Deletes remove what this round's create run made; the create run always precedes them.
@@ -299,9 +316,10 @@ for (let round = 0; round < rounds; round++) {
         const result = await wrkAgainst(running, {
           scenario,
           base,
-          seconds: scenario === 'delete' ? Math.max(2, Math.round(seconds / 2)) : seconds,
+          seconds: scenario === 'delete' ? deleteSeconds(DELETE_SECONDS, created, warm.rate) : seconds,
           connections,
         });
+        if (scenario === 'create') created = result.requests - result.non2xx;
         closed.add(`${target.name}|${scenario}`, result);
         console.log(
           `  ${scenario}: ${result.requestsPerSec.toFixed(0)} req/s, ${result.cpuUsPerRequest.toFixed(1)} us CPU/request, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, RSS ${result.maxRssMb} MB`,
@@ -681,7 +699,7 @@ round) on a fresh database, seeds ${PRINCIPALS} principals with ${PLANTS_PER_PRI
 scenarios, each just after a warm-up on that same scenario (not recorded; one rule for every target, \`tools/bench/src/warm-up.ts\`: runs of
 ${WARM_UP_SECONDS} s until two in a row agree on the server's CPU per request within ${WARM_UP_TOLERANCE * 100}%, at most ${WARM_UP_MAX_RUNS}, so a cache is filled and
 code compiled before the figure, not inside it; a delete warm-up, in runs of ${WARM_UP_SECONDS / 2} s, deletes the plants the create warm-up made,
-leaving the measured create run's plants to the measured delete run), then the open-loop runs at 50% and 80% of the capacity that
+in order, leaving the measured create run's plants to the measured delete run), then the open-loop runs at 50% and 80% of the capacity that
 target just showed (after its closed-loop runs of the same operation, so warm); the warm-ups took ${(warmUpSeconds / 60).toFixed(1)} of the run's ${minutes.toFixed(1)} minutes. The hot-read A/B
 (both servers up at once, alternating) and the cost-growth runs follow. Every figure is the **median over the rounds, with the spread (min-max) in brackets**; a ratio is the median
 of the per-round ratios. plant-store ran with \`LOG_LEVEL=warn\`, \`RATE_LIMIT_MAX=0\` and \`METRICS_PORT=off\`, except two
@@ -696,7 +714,7 @@ min) when the run began: ${loadAtStart}; when it ended: ${loadAtEnd} (the benchm
 
 ## Closed loop (capacity)
 
-wrk, ${connections} connections, ${seconds} s per run (deletes ${Math.max(2, Math.round(seconds / 2))} s). **get** reads a 100-plant page as one principal (the
+wrk, ${connections} connections, ${seconds} s per run (deletes ${DELETE_SECONDS} s, or the whole seconds the create run's plants last at the rate of the delete warm-up's last run, with a tenth to spare: \`tools/bench/src/delete-run.ts\`). **get** reads a 100-plant page as one principal (the
 cache-hit path); **create** inserts a new id per request with the same durability everywhere (SQLite's log fsynced
 before each answer: plant-store commits with \`synchronous=NORMAL\` and fsyncs the log off the event loop, the commit
 per request variant and the Express peer run \`synchronous=FULL\`; PostgreSQL's default \`fsync\`); **delete** removes the plants that round's create run made;
