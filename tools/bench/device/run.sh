@@ -10,9 +10,8 @@
 #                             runs from new/, whose node_modules hold better-sqlite3 and @plant-store/contract
 #   kit/                      this folder, with tools/bench/src/bare-fastify.ts copied into it (Node 24 runs it as it
 #                             is, stripping its types; the runs of 2026-11-26 used the same code as a .mjs copy)
-#   bench.mjs                 tools/bench/bench.ts bundled by esbuild, for the workers stage (`esbuild tools/bench/bench.ts
-#                             --bundle --platform=node --format=esm --conditions=source --external:better-sqlite3
-#                             --external:pg` with the same createRequire banner)
+#   bench.mjs                 tools/bench/bench.ts bundled by esbuild, for the workers stage (tools/bench/device/pack.sh
+#                             builds it with new.tar.xz, node.xz and wrk: all the workers stage needs)
 # Usage there: OUT=<folder> STAGES="hot mixed workers" bash .device/kit/run.sh (KIT=<folder> for a kit elsewhere; a
 # stage that needs only new/ runs without base.tar.xz).
 # The workers stage is the bench's own (`pnpm bench --workers 1,2,4,8`, tools/bench/src/workers-stage.ts) on the new build:
