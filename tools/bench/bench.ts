@@ -701,7 +701,7 @@ scenarios, each just after a warm-up on that same scenario (not recorded; one ru
 ${WARM_UP_SECONDS} s until two in a row agree on the server's CPU per request within ${WARM_UP_TOLERANCE * 100}%, at most ${WARM_UP_MAX_RUNS}, so a cache is filled and
 code compiled before the figure, not inside it; a delete warm-up, in runs of ${WARM_UP_SECONDS / 2} s, deletes the plants the create warm-up made,
 in order, leaving the measured create run's plants to the measured delete run), then the open-loop runs at 50% and 80% of the capacity that
-target just showed (after its closed-loop runs of the same operation, so warm); the warm-ups took ${(warmUpSeconds / 60).toFixed(1)} of the run's ${minutes.toFixed(1)} minutes. The hot-read A/B
+target just showed (after its closed-loop runs of the same operation, so warm); the targets' warm-ups took ${(warmUpSeconds / 60).toFixed(1)} of the run's ${minutes.toFixed(1)} minutes. The hot-read A/B
 (both servers up at once, alternating) and the cost-growth runs follow. Every figure is the **median over the rounds, with the spread (min-max) in brackets**; a ratio is the median
 of the per-round ratios. plant-store ran with \`LOG_LEVEL=warn\`, \`RATE_LIMIT_MAX=0\` and \`METRICS_PORT=off\`, except two
 variants of the SQLite target that run the mixed workload only, to price a feature: one with metrics on (their own
