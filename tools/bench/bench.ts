@@ -75,7 +75,8 @@ Runs every target side by side (servers on core 0, wrk and the open-loop generat
 docs/benchmarks.md and docs/benchmarks.svg. Needs Debian's wrk (apt-get install -y wrk).
 
   --rounds N          rounds; each starts every target in turn, the order rotating by one (default 3)
-  --seconds N         seconds per closed-loop run (default 5; deletes half of it)
+  --seconds N         seconds per closed-loop run (default 5; deletes half of it, or less where the create run's
+                      plants would run out), each after a warm-up on its scenario (runs of 2 s until steady)
   --open-seconds N    seconds per open-loop run (default 4)
   --connections N     wrk connections (default 50)
   --scenarios LIST    closed-loop scenarios among get,create,delete,mixed (default all)
@@ -85,8 +86,8 @@ docs/benchmarks.md and docs/benchmarks.svg. Needs Debian's wrk (apt-get install 
   --no-scale          skip the cost-growth runs (1k, 100k, 1M plants)
   --workers LIST      also run the workers stage: \`serve --workers N\` (SQLite, mixed) for each N in LIST, e.g.
                       1,2 on 2 cores, 1,2,4,8 on 16; N on cores 0..N-1 and wrk on the rest where the machine has
-                      N+1 cores, else unpinned with wrk on the last core (alone: with --targets
-                      matching no target, --no-scale and --no-layers)
+                      N+1 cores, else unpinned with wrk on the last core (alone: with --targets none,
+                      --no-scale and --no-layers)
   --ab-pairs N        pairs of each hot-read A/B each round: SQLite, and PostgreSQL when up, against bare
                       Fastify (default 3; 0 skips it)
   --layers all|LIST  only price the layers (all, or the comma-separated names), print the table, write nothing
