@@ -10,12 +10,19 @@
 #                             runs from new/, whose node_modules hold better-sqlite3 and @plant-store/contract
 #   kit/                      this folder, with tools/bench/src/bare-fastify.ts copied into it (Node 24 runs it as it
 #                             is, stripping its types; the runs of 2026-11-26 used the same code as a .mjs copy)
-# Usage there: OUT=<folder> STAGES="hot mixed workers" bash .device/kit/run.sh
-# Servers are pinned to cores 0..N-1 and wrk to cores 8-15; every figure is 2 s of warm-up and 6 s measured; SQLite,
+#   bench.mjs                 tools/bench/bench.ts bundled by esbuild, for the workers stage (tools/bench/device/pack.sh
+#                             builds it with new.tar.xz, node.xz and wrk: all the workers stage needs)
+# Usage there: OUT=<folder> STAGES="hot mixed workers" bash .device/kit/run.sh (KIT=<folder> for a kit elsewhere; a
+# stage that needs only new/ runs without base.tar.xz).
+# The workers stage is the bench's own (`pnpm bench --workers 1,2,4,8`, tools/bench/src/workers-stage.ts) on the new build:
+# the bundle runs from a folder laid out as the repository (packages/server is new/), so its paths hold; N workers on
+# cores 0..N-1, wrk on the rest, the warm-up rule every target shares, interleaved rounds; it writes its report section
+# to $OUT/workers-benchmarks.md. The hot and mixed stages below are A/Bs of two builds, which the bench does not do:
+# servers are pinned to core 0 and wrk to cores 8-15; every figure is 2 s of warm-up and 6 s measured; SQLite,
 # LOG_LEVEL=warn RATE_LIMIT_MAX=0 METRICS_PORT=off; both builds run with the 16 MB semi-space `serve` sets (BASE_SEMI
 # overrides the base's: the runs before 2026-11-26's second session gave a base of 4b7d80f its 2 MB).
 set -u
-K=$(pwd)/.device
+K=${KIT:-$(pwd)/.device}
 STAGES=${STAGES:-hot mixed workers}
 cd $K
 python3 - <<'PY'
@@ -23,13 +30,14 @@ import lzma, tarfile, shutil, os
 with lzma.open('node.xz') as f, open('node', 'wb') as o: shutil.copyfileobj(f, o)
 os.chmod('node', 0o755)
 for name in ('base', 'new'):
-    with tarfile.open(name + '.tar.xz') as t: t.extractall('.')
+    if os.path.exists(name + '.tar.xz'):
+        with tarfile.open(name + '.tar.xz') as t: t.extractall('.')
 PY
 chmod +x wrk
 export LD_LIBRARY_PATH=$K
 NODE=$K/node
-cp kit/bare-fastify.ts new/bare-fastify.ts
-cp express-peer.mjs new/express-peer.mjs
+[ -f kit/bare-fastify.ts ] && cp kit/bare-fastify.ts new/bare-fastify.ts
+[ -f express-peer.mjs ] && cp express-peer.mjs new/express-peer.mjs
 BASE_SEMI=${BASE_SEMI:-16}
 echo "node $($NODE -v), cores $(nproc)"
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
@@ -91,6 +99,7 @@ express() { # label: the Express + express-openapi-validator peer on one core, t
 }
 # token templates: 20 principals per variant, made once
 for v in base new; do
+  [ -d $K/$v ] || continue
   (
   mkdir -p /tmp/template-$v; TOKS=""
   for i in $(seq 1 20); do TOKS="$TOKS,$(cd $K/$v && DATABASE_URL=sqlite:/tmp/template-$v/plants.db $NODE bin/plant-store.js token create --subject p$i 2>/dev/null | tail -1)"; done
@@ -115,15 +124,12 @@ if [[ $STAGES == *mixed* ]]; then
     express "1 core Express peer r$r"
   done
 fi
-# workers: serve --workers 1 and 2 on two cores (wrk -t4 -c64), then 1, 2, 4, 8 workers on as many cores (wrk -t8 -c128)
 if [[ $STAGES == *workers* ]]; then
-  for w in 1 2; do
-    mixed "2 cores workers $w new" new $w 0-1 16 4 64
-    mixed "2 cores workers $w base" base $w 0-1 $BASE_SEMI 4 64
-  done
-  for w in 1 2 4 8; do
-    mixed "workers $w new" new $w 0-$((w-1)) 16 8 128
-    mixed "workers $w base" base $w 0-$((w-1)) $BASE_SEMI 8 128
-  done
+  mkdir -p app/packages app/tools/bench/src
+  ln -sfn $K/new app/packages/server; ln -sfn $K/new/node_modules app/node_modules; cp bench.mjs app/tools/bench/src/
+  ( cd app && PATH=$K:$PATH $NODE tools/bench/src/bench.mjs --workers ${WORKERS:-1,2,4,8} --rounds ${ROUNDS:-2} --seconds 6 \
+      --targets none --no-postgres --no-scale --no-layers --ab-pairs 0 --no-open ) > $OUT/workers.txt 2>&1
+  grep -E '^round|serve --workers' $OUT/workers.txt | tee -a $OUT/summary.txt
+  sed -n '/^## Writes across workers/,/^## What each layer/p' app/tools/docs/benchmarks.md > $OUT/workers-benchmarks.md
 fi
 cat $OUT/summary.txt

@@ -98,7 +98,7 @@ try {
         if (run.code !== 0) throw new Error(`${name} generator exited with ${run.code}: ${run.stderr}`);
         const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as OpenLoopResult;
         const { get, lag } = result;
-        const verdict = (key: 'p50' | 'p99') => (get.verdicts[key].valid ? 'stands' : 'REFUSED');
+        const verdict = (key: 'p50' | 'p99') => (get.verdicts[key].valid ? 'stands' : 'NOT JUDGED');
         console.log(
           `| ${round} | ${load * 100}% | ${rate} | ${name} | ${get.p50.toFixed(2)} | ${get.p99.toFixed(2)} | ${lag.p50.toFixed(2)} / ${lag.p99.toFixed(2)} / ${lag.max.toFixed(2)} | ${(result.generatorCpu * 100).toFixed(0)}% | ${verdict('p50')}, ${verdict('p99')} | ${loadAverage()} |`,
         );

@@ -55,8 +55,15 @@ async function waitForHealth(url: string, child: ChildProcess, path = '/healthz'
 // wrk and the bench itself, and on a busy machine got a share of core 0 that depended on them. In the hot-read A/B,
 // plant-store got 0.13-0.69x the share of a core that bare Fastify got in 5 of 6 pairs that way, and 0.67-1.21x
 // (median 0.97) once each had a session of its own (docs/benchmarks.md).
-function launch(command: string[], env: Record<string, string>, node = process.execPath): ChildProcess {
-  return spawnTracked('taskset', ['-c', '0', node, ...command], {
+// `cores` is taskset's list, core 0 unless given; null runs the server unpinned.
+function launch(
+  command: string[],
+  env: Record<string, string>,
+  node = process.execPath,
+  cores: string | null = '0',
+): ChildProcess {
+  const [file, args] = cores === null ? [node, command] : ['taskset', ['-c', cores, node, ...command]];
+  return spawnTracked(file, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
     detached: true,
@@ -178,6 +185,39 @@ export function plantStore(
       return { url, pid: child.pid!, token: tokens[0]!, tokens, stop };
     },
   };
+}
+
+/**
+ * `plant-store serve --workers N` on a database seeded before (its tokens issued then), on `cores` (taskset's list;
+ * null: unpinned). Its pid is the primary's; the workers are its children.
+ */
+export async function serveWorkers(options: {
+  databaseUrl: string;
+  tokens: string[];
+  port: number;
+  workers: number;
+  cores: string | null;
+}): Promise<Running> {
+  const child = launch(
+    [BIN, 'serve', '--workers', String(options.workers)],
+    {
+      DATABASE_URL: options.databaseUrl,
+      PORT: String(options.port),
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: '0',
+      METRICS_PORT: 'off',
+    },
+    process.execPath,
+    options.cores,
+  );
+  const url = `http://127.0.0.1:${options.port}`;
+  try {
+    await waitForHealth(url, child);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return { url, pid: child.pid!, token: options.tokens[0]!, tokens: options.tokens, stop: () => stopChild(child) };
 }
 
 /** Drops a benchmark's PostgreSQL schema (SQLite files live in a temporary folder). */

@@ -1,7 +1,7 @@
 // Warm-up until steady: a server just started (or just seeded) costs more CPU per request for a while (its code is
 // still being optimised, its caches filled), and a fixed 2 s did not cover it for every target alike: bare Fastify
 // measured right after its 2 s cost 51.7 us of CPU per request where, warmer, it cost 41-45 us (docs/benchmarks.md).
-// So each side of an A/B is warmed up by the same rule: runs of the same length until two in a row agree on CPU per
+// So every target, on every scenario it is measured on, and each side of an A/B, is warmed up by the same rule: runs of the same length until two in a row agree on CPU per
 // request within a tolerance, or a cap is reached. CPU per request, not requests a second: on a shared machine the
 // latter moves with whatever else runs, the former far less.
 
@@ -16,10 +16,14 @@ export interface WarmUp<R extends WarmUpRun> {
   steady: boolean;
 }
 
+/** How far apart (relative) two runs' CPU per request may be to count as steady, and the most runs by default. */
+export const WARM_UP_TOLERANCE = 0.05;
+export const WARM_UP_MAX_RUNS = 6;
+
 /** Calls `run` until two consecutive runs' CPU per request differ by at most `tolerance` (relative), at most `maxRuns` times. */
 export async function warmUntilSteady<R extends WarmUpRun>(
   run: () => Promise<R>,
-  { tolerance = 0.05, maxRuns = 6 }: { tolerance?: number; maxRuns?: number } = {},
+  { tolerance = WARM_UP_TOLERANCE, maxRuns = WARM_UP_MAX_RUNS }: { tolerance?: number; maxRuns?: number } = {},
 ): Promise<WarmUp<R>> {
   const runs: R[] = [await run()];
   while (runs.length < Math.max(2, maxRuns)) {

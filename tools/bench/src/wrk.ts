@@ -1,4 +1,4 @@
-// Runs wrk (Debian's) pinned to core 1 against a server pinned to core 0, and reads its figures. Closed loop: each
+// Runs wrk (Debian's) pinned to core 1 (or the cores given) against a server pinned to core 0, and reads its figures. Closed loop: each
 // connection sends its next request when the last one is answered, so these give capacity, not latency under load.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -52,12 +52,21 @@ request = function()
 end`;
 
 // Many principals, a random page size 10..100 per read, and one create in ten: writes invalidate the owners'
-// cached pages, so reads keep meeting the cache-miss path.
-const MIXED = `local n = 0
-local base = tonumber(os.getenv("BASE"))
+// cached pages, so reads keep meeting the cache-miss path. Each wrk thread (the workers stage runs several) has its
+// own id range and random sequence.
+const MIXED = `local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+local n = 0
+local base
 local auths = {}
-for token in string.gmatch(os.getenv("TOKENS"), "[^,]+") do auths[#auths + 1] = "Bearer " .. token end
-math.randomseed(tonumber(os.getenv("SEED")))
+function init(args)
+  base = tonumber(os.getenv("BASE")) + tid * 1000000
+  for token in string.gmatch(os.getenv("TOKENS"), "[^,]+") do auths[#auths + 1] = "Bearer " .. token end
+  math.randomseed(tonumber(os.getenv("SEED")) + tid * 7919)
+end
 request = function()
   local auth = auths[math.random(#auths)]
   if math.random(10) == 1 then
@@ -109,8 +118,22 @@ export async function wrk(options: {
   serverPid: number;
   /** Extra request headers of the `get` scenario, e.g. `If-None-Match: W/"..."`. */
   headers?: string[];
+  /** wrk's cores (`taskset -c`) and threads: core 1 and one thread unless given. */
+  cores?: string;
+  threads?: number;
+  /** The server's CPU seconds so far: its one process unless given (cpu.ts, treeCpuSeconds for several). */
+  cpu?: (pid: number) => number;
 }): Promise<WrkResult> {
-  const args = ['-c', '1', 'wrk', '-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--latency'];
+  const args = [
+    '-c',
+    options.cores ?? '1',
+    'wrk',
+    `-t${options.threads ?? 1}`,
+    `-c${options.connections}`,
+    `-d${options.seconds}s`,
+    '--latency',
+  ];
+  const cpu = options.cpu ?? cpuSeconds;
   if (options.scenario === 'get') {
     args.push('-H', `Authorization: Bearer ${options.token}`);
     for (const header of options.headers ?? []) args.push('-H', header);
@@ -122,7 +145,7 @@ export async function wrk(options: {
     args.push('-s', script, options.url);
   }
   const peakRss = rssSampler(options.serverPid);
-  const cpuBefore = cpuSeconds(options.serverPid);
+  const cpuBefore = cpu(options.serverPid);
   const run = await runToEnd('taskset', args, {
     ...process.env,
     TOKEN: options.token,
@@ -133,7 +156,7 @@ export async function wrk(options: {
   const output = run.stdout + run.stderr;
   if (run.code !== 0) throw new Error(`wrk exited with ${run.code}: ${output}`);
   const maxRssMb = peakRss();
-  const cpu = cpuSeconds(options.serverPid) - cpuBefore;
+  const used = cpu(options.serverPid) - cpuBefore;
   const requests = Number(/(\d+) requests in/.exec(output)?.[1]);
   const requestsPerSec = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
   if (!Number.isFinite(requestsPerSec)) throw new Error(`wrk gave no figures:\n${output}`);
@@ -144,15 +167,18 @@ export async function wrk(options: {
     non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(output)?.[1] ?? 0),
     maxRssMb,
     requests,
-    cpuSeconds: cpu,
-    cpuUsPerRequest: (cpu * 1e6) / requests,
+    cpuSeconds: used,
+    cpuUsPerRequest: (used * 1e6) / requests,
   };
 }
 
 /** wrk against a running target (its URL, its principals' tokens, its process for CPU and memory) for one scenario. */
 export function wrkAgainst(
   server: { url: string; pid: number; token: string; tokens: string[] },
-  run: { scenario: Scenario; base: number; seconds: number; connections: number; headers?: string[] },
+  run: Pick<
+    Parameters<typeof wrk>[0],
+    'scenario' | 'base' | 'seconds' | 'connections' | 'headers' | 'cores' | 'threads' | 'cpu'
+  >,
 ): Promise<WrkResult> {
   return wrk({ url: server.url, token: server.token, tokens: server.tokens, serverPid: server.pid, ...run });
 }

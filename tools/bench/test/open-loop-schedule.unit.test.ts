@@ -1,15 +1,20 @@
 // The open-loop generator's clock work (tools/bench/src/send-schedule.ts) on a fake clock: sends fall due on a fixed
 // schedule, each is charged how late it left, the driver reaches each send on time although its timers fire late,
-// and a latency figure the generator's own lag could have made is refused.
+// and a latency figure is judged against its goal and the generator's own lag: met at or under the goal whatever
+// the lag, missed over it only while the lag is a small share of it, and without a goal standing only while the lag
+// is small both as a share and in milliseconds.
 import { describe, expect, it } from 'vitest';
 import {
   type Clock,
   judge,
   judgeRun,
+  OVER_GOAL,
   percentiles,
   realClock,
   runSchedule,
   SendSchedule,
+  SMALL_LAG,
+  UNDER_GOAL,
 } from '../src/send-schedule.js';
 
 /**
@@ -114,14 +119,35 @@ describe('the real alarm', () => {
 
 describe('the refusal', () => {
   it('lets a figure stand while the lag at its percentile is at most a quarter of it and at most 1 ms', () => {
-    expect(judge(2, 0.5)).toEqual({ valid: true });
+    expect(judge(2, 0.5)).toEqual({ valid: true, rule: SMALL_LAG });
     expect(judge(2, 0.51).valid).toBe(false);
-    expect(judge(40, 1)).toEqual({ valid: true });
+    expect(judge(40, 1)).toEqual({ valid: true, rule: SMALL_LAG });
     expect(judge(40, 1.01)).toEqual({
       valid: false,
       reason: "the generator's own lag 1.010 ms exceeds 1.000 ms (min of 1 ms and 25% of 40.000 ms)",
     });
     expect(judge(Number.NaN, 0).valid).toBe(false);
+  });
+
+  it('meets a figure at or under its goal whatever the lag, for the lag is inside the figure', () => {
+    // p99 4.55 ms against a goal of < 10 ms with the generator 2.8 ms late: the server's share was under 4.55 ms.
+    expect(judge(4.55, 2.8, 10)).toEqual({ valid: true, rule: UNDER_GOAL, met: true });
+    expect(judge(10, 9.9, 10)).toEqual({ valid: true, rule: UNDER_GOAL, met: true });
+    // Without a goal the same figure is not judged: the lag could be most of it.
+    expect(judge(4.55, 2.8).valid).toBe(false);
+  });
+
+  it('misses a figure over its goal only while the lag is at most a quarter of it', () => {
+    expect(judge(12, 0.4, 10)).toEqual({ valid: true, rule: OVER_GOAL, met: false });
+    expect(judge(12, 3, 10)).toEqual({ valid: true, rule: OVER_GOAL, met: false });
+    // Far over its goal, the generator 5 ms late: 1 ms would refuse it without a goal, but the lag is 0.6% of it.
+    expect(judge(838, 5, 10)).toEqual({ valid: true, rule: OVER_GOAL, met: false });
+    // The lag more than a quarter of it: the lag may be what put it over, so it is not judged.
+    expect(judge(12, 3.1, 10)).toEqual({
+      valid: false,
+      reason: "the generator's own lag 3.100 ms exceeds 3.000 ms (25% of 12.000 ms)",
+    });
+    expect(judge(Number.NaN, 0, 10).valid).toBe(false);
   });
 
   it('judges p50, p99 and p99.9 each against the lag at the same percentile', () => {
