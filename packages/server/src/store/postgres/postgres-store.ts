@@ -21,6 +21,7 @@ import { TRIM_OLDEST_KEYS } from './idempotency-bound.js';
 import { qualifyTables, quoteIdent } from './identifier.js';
 import { postgresMigrations } from './migrations.js';
 import { createPostgresOutbox } from './outbox.js';
+import { pipelinedConnection } from './pipelined-connection.js';
 import { DEFAULT_POOL_SIZE } from './pool-size.js';
 import { ReadBarrier } from './read-barrier.js';
 
@@ -210,18 +211,21 @@ export function openPostgresStore({
   const pages = new PageCache(pageCacheBytes);
   const tokens = new PageCache<CachedToken>(TOKEN_CACHE_BYTES, tokenBytes);
   // The barrier's checks have a connection of their own: through the pool, a check waited behind creates and misses
-  // holding every connection (group commit keeps one for a whole transaction), and every cached answer with it.
+  // holding every connection (group commit keeps one for a whole transaction), and every cached answer with it. They
+  // are pipelined on it (read-barrier.ts sends one a turn, without waiting for the one before).
   const checks = new pg.Pool({
     connectionString,
     max: 1,
     connectionTimeoutMillis: timeoutMs,
     idleTimeoutMillis: 30_000,
     query_timeout: timeoutMs,
+    pipeline: true,
   });
   checks.on('error', () => {});
+  const check = pipelinedConnection(checks);
   const barrier = new ReadBarrier(async (owners) => {
     try {
-      const result = await checks.query<{ owner: string; version: string }>(inSchema(READ_VERSIONS), [owners]);
+      const result = await check<{ owner: string; version: string }>(inSchema(READ_VERSIONS), [owners]);
       return new Map(result.rows.map((row) => [row.owner, row.version]));
     } catch (error) {
       throw isUnavailable(error) ? unavailable(error) : error;
