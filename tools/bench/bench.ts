@@ -405,6 +405,7 @@ const loadAtEnd = loadAverage();
 
 // ---- figures -------------------------------------------------------------------------------------------------
 const rps = (target: string, scenario: Scenario) => closed.get(`${target}|${scenario}`).map((r) => r.requestsPerSec);
+const p99 = (target: string, scenario: Scenario) => closed.get(`${target}|${scenario}`).map((r) => r.p99Ms);
 /** The per-round ratios a/b (rounds paired), summarised. */
 function ratio(a: number[], b: number[]): Spread | undefined {
   return spread(a.slice(0, b.length).map((value, i) => value / b[i]!));
@@ -566,6 +567,12 @@ const checks: Check[] = [
     (m) => m >= 0.5,
   ],
   ['mixed: SQLite vs Express peer (>= 3x)', ratio(rps(SQLITE, 'mixed'), rps(EXPRESS, 'mixed')), 2, (m) => m >= 3],
+  [
+    'mixed: SQLite p99 vs Express peer p99 (<= 0.5x)',
+    ratio(p99(SQLITE, 'mixed'), p99(EXPRESS, 'mixed')),
+    2,
+    (m) => m <= 0.5,
+  ],
   ['mixed: PostgreSQL vs SQLite (>= 0.6x)', ratio(rps(POSTGRES, 'mixed'), rps(SQLITE, 'mixed')), 2, (m) => m >= 0.6],
   [
     'mixed: PostgreSQL vs naive Fastify + pg (>= 2x)',
