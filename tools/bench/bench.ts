@@ -155,11 +155,18 @@ const DELETE_SECONDS = Math.max(2, Math.round(seconds / 2));
 /** Seconds of each warm-up run (warm-up.ts repeats them until steady). */
 const WARM_UP_SECONDS = 2;
 
-/** An open-loop run's latency in words, each percentile with the generator's lag beside it and refusals flagged. */
-function describeOpenLoop(result: OpenLoopResult, kind: 'get' | 'create'): string {
+/**
+ * An open-loop run's latency in words, each percentile with the generator's lag beside it and refusals flagged, by
+ * the rule the tables use (`goalMs`: a percentile's goal, where it has one).
+ */
+function describeOpenLoop(
+  result: OpenLoopResult,
+  kind: 'get' | 'create',
+  goalMs: (key: Judged) => number | undefined = () => undefined,
+): string {
   const latency = result[kind];
   const part = (name: string, key: Judged) => {
-    const verdict = latency.verdicts[key];
+    const verdict = judge(latency[key], result.lag[key], goalMs(key));
     return `${name} ${latency[key].toFixed(2)} ms (generator lag ${result.lag[key].toFixed(2)})${verdict.valid ? '' : ' NOT JUDGED'}`;
   };
   return `${part('p50', 'p50')}, ${part('p99', 'p99')}, ${part('p99.9', 'p999')}, errors ${result.errors + result.non2xx}, generator CPU ${(result.generatorCpu * 100).toFixed(0)}%, lag max ${result.lag.max.toFixed(2)} ms`;
@@ -342,7 +349,9 @@ for (let round = 0; round < rounds; round++) {
             serverPid: running.pid,
           });
           open.add(`${target.name}|${kind}|${load}`, { ...result, rate });
-          console.log(`  open loop ${kind} at ${rate}/s (${load * 100}%): ${describeOpenLoop(result, kind)}`);
+          console.log(
+            `  open loop ${kind} at ${rate}/s (${load * 100}%): ${describeOpenLoop(result, kind, (key) => goalOf(target.name, load, key))}`,
+          );
         }
       }
       if (round === 0 && target.name === SQLITE) sdk = await sdkOverhead(running.url, running.token);
@@ -592,23 +601,29 @@ const checks: Check[] = [
     2,
     (m) => m >= 0.95,
   ],
-  ['open loop 80%: SQLite getPlants p99 ms (< 10)', openP99(SQLITE, 'get'), 2, null, openVerdict(SQLITE, 'get')],
   [
-    'open loop 80%: SQLite createPlant p99 ms (< 10)',
+    `open loop 80%: SQLite getPlants p99 ms (< ${OPEN_P99_GOALS_MS.get(SQLITE)})`,
+    openP99(SQLITE, 'get'),
+    2,
+    null,
+    openVerdict(SQLITE, 'get'),
+  ],
+  [
+    `open loop 80%: SQLite createPlant p99 ms (< ${OPEN_P99_GOALS_MS.get(SQLITE)})`,
     openP99(SQLITE, 'create'),
     2,
     null,
     openVerdict(SQLITE, 'create'),
   ],
   [
-    'open loop 80%: PostgreSQL getPlants p99 ms (< 20)',
+    `open loop 80%: PostgreSQL getPlants p99 ms (< ${OPEN_P99_GOALS_MS.get(POSTGRES)})`,
     openP99(POSTGRES, 'get'),
     2,
     null,
     openVerdict(POSTGRES, 'get'),
   ],
   [
-    'open loop 80%: PostgreSQL createPlant p99 ms (< 20)',
+    `open loop 80%: PostgreSQL createPlant p99 ms (< ${OPEN_P99_GOALS_MS.get(POSTGRES)})`,
     openP99(POSTGRES, 'create'),
     2,
     null,
