@@ -44,8 +44,10 @@ const { words, log } = workerData;
 let fd;
 const current = () => {
   if (fd !== undefined && fstatSync(fd).ino === statSync(log).ino) return fd;
-  if (fd !== undefined) closeSync(fd);
-  fd = undefined;
+  if (fd !== undefined) {
+    closeSync(fd);
+    fd = undefined;
+  }
   fd = openSync(log, 'r');
   return fd;
 };
@@ -94,6 +96,7 @@ export function syncLogOf(path: string, { waitMs = WAIT_MS } = {}): LogSync {
   };
   worker.once('error', broken);
   worker.once('exit', broken);
+  const waitUs = BigInt(Math.round(waitMs * 1000));
   let requested = 0n;
   // A sync waited for in the background holds the process open, as a pending fs call would (a pending waitAsync
   // does not): a command that writes and then closes must not exit before its write is durable.
@@ -125,7 +128,7 @@ export function syncLogOf(path: string, { waitMs = WAIT_MS } = {}): LogSync {
       const seq = ++requested;
       Atomics.store(words, REQUESTED, seq);
       Atomics.notify(words, REQUESTED);
-      if (waitMs > 0 && Atomics.load(words, LAST_US) <= BigInt(Math.round(waitMs * 1000))) {
+      if (waitMs > 0 && Atomics.load(words, LAST_US) <= waitUs) {
         const deadline = performance.now() + waitMs;
         for (let synced = Atomics.load(words, SYNCED); synced < seq; synced = Atomics.load(words, SYNCED)) {
           const left = deadline - performance.now();
