@@ -49,10 +49,11 @@ describe('pipelinedConnection', () => {
     const killer = new pg.Client({ connectionString: POSTGRES_URL });
     await killer.connect();
     try {
-      const unanswered = query(`SELECT pg_sleep(5)`, []);
+      // The expectation is attached before the kill: the query may reject while the kill's own answer is awaited.
+      const refused = expect(query(`SELECT pg_sleep(5)`, [])).rejects.toThrow();
       await new Promise((resolve) => setTimeout(resolve, 50));
       await killer.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
-      await expect(unanswered).rejects.toThrow();
+      await refused;
     } finally {
       await killer.end();
     }
