@@ -129,6 +129,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     checked = false;
   };
   const beginRequest = () => {
+    logSync?.poll();
     inRequest = true;
     checked = false;
     if (!closing) {

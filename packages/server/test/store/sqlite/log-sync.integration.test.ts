@@ -1,5 +1,6 @@
 // Group-committed SQLite writes are answered only once their batch is durable: the store's connection commits with
-// synchronous=NORMAL and a thread of its own fsyncs the write-ahead log, waited for briefly on the event loop.
+// synchronous=NORMAL and a thread of its own fsyncs the write-ahead log; the event loop never waits for it: the next
+// request to begin (poll) answers a finished sync, else Atomics.waitAsync does.
 import { mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +52,39 @@ describe('group commit with a log sync', () => {
     db.close();
   });
 
+  it('runs one sync at a time: the writes that arrive while it runs are one batch, committed as it returns', async () => {
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE t (x INTEGER)');
+    const releases: (() => void)[] = [];
+    const batches: number[] = [];
+    const write = createGroupCommit(
+      db,
+      undefined,
+      (size) => batches.push(size),
+      () => new Promise<void>((resolve) => releases.push(resolve)),
+    );
+    const insert = (x: number) => write(() => db.prepare('INSERT INTO t VALUES (?)').run(x).changes);
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const first = insert(1);
+    await turn();
+    expect(batches).toEqual([1]);
+    // Two more writes, each in a turn of its own, while the first batch's sync runs: neither is committed yet.
+    const second = insert(2);
+    await turn();
+    const third = insert(3);
+    await turn();
+    expect(batches).toEqual([1]);
+    expect(db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 1 });
+    releases[0]!();
+    await expect(first).resolves.toBe(1);
+    await turn();
+    expect(batches).toEqual([1, 2]);
+    expect(releases).toHaveLength(2);
+    releases[1]!();
+    await expect(Promise.all([second, third])).resolves.toEqual([1, 1]);
+    db.close();
+  });
+
   it('answers 503 (StoreUnavailableError) when the sync fails', async () => {
     const db = new Database(':memory:');
     db.exec('CREATE TABLE t (x INTEGER)');
@@ -84,44 +118,62 @@ describe('syncLogOf', () => {
     fresh.close();
   });
 
-  it('answers a sync the disk returns within the wait in the same turn, and a longer one later, both once synced', async () => {
+  it('answers a finished sync at the next poll, with no turn of the event loop between, and with no poll later', async () => {
     const path = join(dir, 'turn.db');
     const db = openSqliteDatabase(path);
     db.exec('CREATE TABLE t (x INTEGER)');
-    const sameTurn = async (log: ReturnType<typeof syncLogOf>) =>
-      Promise.race([
-        log.sync().then(() => 'synced'),
-        new Promise((resolve) => setImmediate(() => resolve('a later turn'))),
-      ]);
-    const patient = syncLogOf(path, { waitMs: 60_000 });
-    expect(await sameTurn(patient)).toBe('synced');
-    await patient.close();
-    // Never waited for: the sync finishes on its thread and is answered from a later turn.
-    const background = syncLogOf(path, { waitMs: 0 });
-    const synced = background.sync();
-    expect(await sameTurn(background)).toBe('a later turn');
-    await expect(synced).resolves.toBeUndefined();
-    await background.close();
+    const log = syncLogOf(path);
+    /** Runs microtasks only (no turn of the event loop, so no waitAsync can answer) for up to `ms`, or until done. */
+    const withinTurn = async (done: () => boolean, poll: boolean, ms: number) => {
+      const until = performance.now() + ms;
+      while (!done() && performance.now() < until) {
+        if (poll) log.poll();
+        await null;
+      }
+      return done();
+    };
+    let answered = false;
+    void log.sync().then(() => (answered = true));
+    // Without a poll nothing answers it within the turn (its thread syncs in well under 200 ms here); a poll does.
+    expect(await withinTurn(() => answered, false, 200)).toBe(false);
+    expect(await withinTurn(() => answered, true, 5000)).toBe(true);
+    // With no poll at all, Atomics.waitAsync answers it from a later turn.
+    await expect(log.sync()).resolves.toBeUndefined();
+    await log.close();
     db.close();
   });
 
-  it('rejects every sync, waited for or not, when the log cannot be synced, and settles pending syncs on close', async () => {
+  it('rejects every sync when the log cannot be synced, and settles pending syncs on close', async () => {
     const missing = join(dir, 'never-created.db');
-    for (const waitMs of [60_000, 0]) {
-      const log = syncLogOf(missing, { waitMs });
-      await expect(log.sync()).rejects.toThrow(/fdatasync/);
-      const pending = expect(log.sync()).rejects.toThrow(/fdatasync/);
-      await log.close();
-      await pending;
-    }
+    const log = syncLogOf(missing);
+    await expect(log.sync()).rejects.toThrow(/fdatasync/);
+    const pending = expect(log.sync()).rejects.toThrow(/fdatasync/);
+    await log.close();
+    await pending;
     const path = join(dir, 'closing.db');
     const db = openSqliteDatabase(path);
     db.exec('CREATE TABLE t (x INTEGER)');
-    const log = syncLogOf(path, { waitMs: 0 });
-    const pending = [log.sync(), log.sync()];
-    await log.close();
-    await expect(Promise.all(pending)).resolves.toEqual([undefined, undefined]);
+    const closing = syncLogOf(path);
+    const both = [closing.sync(), closing.sync()];
+    await closing.close();
+    await expect(Promise.all(both)).resolves.toEqual([undefined, undefined]);
     db.close();
+  });
+
+  it('is polled by the store as each request begins: a synced create is answered with no turn of the event loop between', async () => {
+    const store = openSqliteStore(join(dir, 'polled.db'));
+    await store.migrate();
+    let created = false;
+    const pending = store.plants.create('owner', { id: 1n, name: 'polled' }).then(() => (created = true));
+    await new Promise((resolve) => setImmediate(resolve)); // the batch commits in this turn's check phase
+    const until = performance.now() + 5000;
+    while (!created && performance.now() < until) {
+      store.beginRequest!();
+      await null;
+    }
+    expect(created).toBe(true);
+    await pending;
+    await store.close();
   });
 
   it('is what the store’s group commit runs: the store holds its log open for syncing until it closes', async () => {

@@ -18,7 +18,7 @@ it('keeps the process open for a background sync, and lets it end once synced, w
     const { syncLogOf } = await import('${built}log-sync.js');
     const db = openSqliteDatabase(${JSON.stringify(join(dir, 'process.db'))});
     db.exec('CREATE TABLE t (x INTEGER)');
-    const log = syncLogOf(${JSON.stringify(join(dir, 'process.db'))}, { waitMs: 0 });
+    const log = syncLogOf(${JSON.stringify(join(dir, 'process.db'))});
     log.sync().then(() => console.log('synced'));
   `;
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
