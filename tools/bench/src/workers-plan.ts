@@ -38,6 +38,16 @@ export function stageLoad(placements: Placement[], connections: number): { threa
   return { threads, connections: Math.max(connections, 16 * most, threads) };
 }
 
+/**
+ * The most warm-up runs each N gets (of the stage's warm-up length, 2 s by default), against WARM_UP_MAX_RUNS (6) for
+ * the other targets: every worker fills a page cache of its own, so N workers start N times as cold. On the 2-core
+ * machine two workers' CPU per request fell over 2 s runs 335 -> 236 -> 173 -> 160 -> 154 -> 152 us and was steady
+ * from the 5th run on (one worker: 257 -> 160 -> 106 -> 109 -> 101 us, steady from the 3rd), so the old cap of 6
+ * measured two workers before they were steady in one round of two ("not steady at the cap"), and the stage read
+ * 0.73x one worker where steady runs read 1.0-1.1x.
+ */
+export const WORKERS_WARM_UP_MAX_RUNS = 15;
+
 /** Round r runs the list in order when r is even and reversed when it is odd: each N goes first as often. */
 export function roundOrder(list: number[], round: number): number[] {
   return round % 2 === 0 ? [...list] : [...list].reverse();

@@ -1,14 +1,14 @@
 // The workers stage (`pnpm bench --workers 1,2`): `plant-store serve --workers N` on SQLite under the mixed workload,
-// each N started fresh on a copy of one seeded database, warmed up by the rule every target shares (warm-up.ts),
-// then measured; rounds interleave the Ns, the order alternating (workers-plan.ts says where each runs and with what
-// load). The server's CPU counts every process, the primary and its workers.
+// each N started fresh on a copy of one seeded database, warmed up by the rule every target shares (warm-up.ts) up to
+// a higher cap (WORKERS_WARM_UP_MAX_RUNS: each worker fills a cache of its own), then measured; rounds interleave the
+// Ns, the order alternating (workers-plan.ts says where each runs and with what load). The server's CPU counts every process, the primary and its workers.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { treeCpuSeconds } from './cpu.js';
 import { plantStore, serveWorkers, sqliteFile } from './targets.js';
 import { warmUntilSteady } from './warm-up.js';
-import { type Placement, placement, roundOrder, stageLoad } from './workers-plan.js';
+import { type Placement, placement, roundOrder, stageLoad, WORKERS_WARM_UP_MAX_RUNS } from './workers-plan.js';
 import { type WrkResult, wrkAgainst } from './wrk.js';
 
 export interface WorkersRun {
@@ -69,7 +69,7 @@ export async function workersStage(options: {
               threads: load.threads,
               cpu: treeCpuSeconds,
             });
-          const warm = await warmUntilSteady(() => run(options.warmUpSeconds));
+          const warm = await warmUntilSteady(() => run(options.warmUpSeconds), { maxRuns: WORKERS_WARM_UP_MAX_RUNS });
           const result = await run(options.seconds);
           runs.push({ workers, round, result });
           options.log(
