@@ -9,9 +9,9 @@
 // only at the next poll of the loop's descriptors, a turn or two later (the next poll phase had started before the
 // sync returned), and a create crossed two to three turns where a read crossed none; on the mixed workload (one create
 // in ten) the creates made the p99. Waiting for the sync on the loop instead (Atomics.wait, at most 1 ms) answered a
-// batch in its own turn, but a CPU profile of the mixed workload found the loop asleep there for 11.8% of its time:
-// the core idle while the disk synced, on a server with requests waiting. (Atomics.waitAsync in place of the message
-// lost wake-ups when many processes ran at once: syncs never answered.)
+// batch in its own turn, but a CPU profile of the mixed workload (server pinned to one core) had 11.8% of the loop's
+// samples in that wait, against 5.4% in asking for the sync now (the thread's fdatasync, kernel time on the same
+// core). Atomics.waitAsync in place of the message lost wake-ups when many processes ran at once: syncs never answered.
 //
 // The log is the same inode for as long as the store's connection is open (SQLite truncates it in place and deletes
 // it only when the last connection closes); the thread re-opens it should the path ever name another file, so a
