@@ -7,6 +7,7 @@ import openapiGlue from 'fastify-openapi-glue';
 import type { Redis } from 'ioredis';
 import { createSecurityHandlers, type SecurityHandlers } from './auth/bearer.js';
 import type { Config } from './config.js';
+import { registerAnswerBurst } from './http/answer-burst.js';
 import { type BoundHandler, checkBindings, operationResolver } from './http/bindings.js';
 import { clientErrorHandler, registerCloseAfterEarlyAnswer } from './http/client-errors.js';
 import { registerCors } from './http/cors.js';
@@ -107,6 +108,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('keyedBodyBytes', null);
   // First of the hooks: every request is measured and traced, those answered early included.
   await registerObservability(app, store, observability);
+  // The answers of a turn of the event loop leave together at its end.
+  registerAnswerBurst(app);
   // A request's reads of the store check its caches once, against the database as the request began.
   if (store.beginRequest) {
     app.addHook('onRequest', (_request, _reply, done) => {
