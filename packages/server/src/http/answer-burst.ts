@@ -4,7 +4,7 @@
 // behind a proxy on the same host) the sender's CPU pays for the receiver's side of the delivery: on the 2-core
 // machine, one principal's cached page cost 63-69 us of server CPU per request written one at a time and 38-40 us in
 // a burst (14,500-15,800 -> 24,900-26,000 req/s; the mixed workload 8,200-9,100 -> 13,300-14,100), side by side in
-// one run (docs/benchmarks.md). PostgreSQL's answers already left in bursts, after the turn's read-barrier check, at
+// one run (docs/performance.md). PostgreSQL's answers already left in bursts, after the turn's read-barrier check, at
 // 37-41 us. Corking each socket instead does not do it: Node's response end() uncorks its socket fully. An answer
 // given in a later turn (a create, once its batch is durable) leaves at the end of that turn. Under light load (one
 // request a turn) the hold is the rest of the turn: nothing.
