@@ -99,6 +99,8 @@ export function syncLogOf(path: string): LogSync {
   // The syncs not answered yet, in the order asked. While there are any, the thread holds the process open, as a
   // pending fs call would: a command that writes and then closes must not exit before its write is durable.
   let waiting: Waiting[] = [];
+  /** Once closing, the thread holds the process open until it has exited, its pending syncs answered or not. */
+  let closing = false;
 
   const poll = () => {
     if (waiting.length === 0) return;
@@ -107,7 +109,7 @@ export function syncLogOf(path: string): LogSync {
     const failed = Atomics.load(words, FAILED);
     const done = waiting.filter((item) => item.seq <= synced);
     waiting = waiting.length === done.length ? [] : waiting.filter((item) => item.seq > synced);
-    if (waiting.length === 0) worker.unref();
+    if (waiting.length === 0 && !closing) worker.unref();
     for (const item of done) {
       if (failed >= item.seq) item.reject(new Error(`the fdatasync of ${path}-wal failed`));
       else item.resolve();
@@ -130,6 +132,7 @@ export function syncLogOf(path: string): LogSync {
     },
     poll,
     close() {
+      closing = true;
       // A request the thread cannot miss, even if it is not asleep yet: its last sync, then it sees the flag.
       Atomics.store(words, CLOSING, 1n);
       Atomics.store(words, REQUESTED, ++requested);

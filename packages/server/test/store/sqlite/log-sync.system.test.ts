@@ -26,3 +26,20 @@ it('keeps the process open for a background sync, and lets it end once synced, w
   });
   expect(stdout.trim()).toBe('synced');
 });
+
+it('keeps the process open until a close with syncs pending has finished', async () => {
+  const script = `
+    const { openSqliteDatabase } = await import('${built}sqlite-store.js');
+    const { syncLogOf } = await import('${built}log-sync.js');
+    const db = openSqliteDatabase(${JSON.stringify(join(dir, 'closing.db'))});
+    db.exec('CREATE TABLE t (x INTEGER)');
+    const log = syncLogOf(${JSON.stringify(join(dir, 'closing.db'))});
+    log.sync().then(() => console.log('synced'));
+    await log.close();
+    console.log('closed');
+  `;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    timeout: 20_000,
+  });
+  expect(stdout.trim().split('\n')).toEqual(['synced', 'closed']);
+});
