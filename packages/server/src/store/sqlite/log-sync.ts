@@ -98,7 +98,7 @@ export function syncLogOf(path: string): LogSync {
   let requested = 0n;
   // The syncs not answered yet, in the order asked. While there are any, the thread holds the process open, as a
   // pending fs call would: a command that writes and then closes must not exit before its write is durable.
-  let waiting: Waiting[] = [];
+  const waiting: Waiting[] = [];
   /** Once closing, the thread holds the process open until it has exited, its pending syncs answered or not. */
   let closing = false;
 
@@ -107,8 +107,9 @@ export function syncLogOf(path: string): LogSync {
     const synced = Atomics.load(words, SYNCED);
     if (synced < waiting[0]!.seq) return;
     const failed = Atomics.load(words, FAILED);
-    const done = waiting.filter((item) => item.seq <= synced);
-    waiting = waiting.length === done.length ? [] : waiting.filter((item) => item.seq > synced);
+    let answered = 1;
+    while (answered < waiting.length && waiting[answered]!.seq <= synced) answered++;
+    const done = waiting.splice(0, answered);
     if (waiting.length === 0 && !closing) worker.unref();
     for (const item of done) {
       if (failed >= item.seq) item.reject(new Error(`the fdatasync of ${path}-wal failed`));

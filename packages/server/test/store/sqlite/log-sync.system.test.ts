@@ -12,34 +12,32 @@ const dir = mkdtempSync(join(tmpdir(), 'plant-store-log-sync-process-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const built = new URL('../../../dist/store/sqlite/', import.meta.url).href;
 
-it('keeps the process open for a background sync, and lets it end once synced, without a close', async () => {
+/** Runs, in a process of its own, a log sync of a new database `file`, then `rest`; returns its output's lines. */
+async function withLogSync(file: string, rest: string): Promise<string[]> {
   const script = `
     const { openSqliteDatabase } = await import('${built}sqlite-store.js');
     const { syncLogOf } = await import('${built}log-sync.js');
-    const db = openSqliteDatabase(${JSON.stringify(join(dir, 'process.db'))});
+    const db = openSqliteDatabase(${JSON.stringify(join(dir, file))});
     db.exec('CREATE TABLE t (x INTEGER)');
-    const log = syncLogOf(${JSON.stringify(join(dir, 'process.db'))});
-    log.sync().then(() => console.log('synced'));
+    const log = syncLogOf(${JSON.stringify(join(dir, file))});
+    ${rest}
   `;
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
     timeout: 20_000,
   });
-  expect(stdout.trim()).toBe('synced');
+  return stdout.trim().split('\n');
+}
+
+it('keeps the process open for a background sync, and lets it end once synced, without a close', async () => {
+  expect(await withLogSync('process.db', `log.sync().then(() => console.log('synced'));`)).toEqual(['synced']);
 });
 
 it('keeps the process open until a close with syncs pending has finished', async () => {
-  const script = `
-    const { openSqliteDatabase } = await import('${built}sqlite-store.js');
-    const { syncLogOf } = await import('${built}log-sync.js');
-    const db = openSqliteDatabase(${JSON.stringify(join(dir, 'closing.db'))});
-    db.exec('CREATE TABLE t (x INTEGER)');
-    const log = syncLogOf(${JSON.stringify(join(dir, 'closing.db'))});
-    log.sync().then(() => console.log('synced'));
+  const lines = await withLogSync(
+    'closing.db',
+    `log.sync().then(() => console.log('synced'));
     await log.close();
-    console.log('closed');
-  `;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-    timeout: 20_000,
-  });
-  expect(stdout.trim().split('\n')).toEqual(['synced', 'closed']);
+    console.log('closed');`,
+  );
+  expect(lines).toEqual(['synced', 'closed']);
 });
