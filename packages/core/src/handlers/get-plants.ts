@@ -2,7 +2,6 @@
 // and a weak ETag: If-None-Match naming it is answered 304 with no body. The cursor codec and the Link builder are the
 // contract's.
 import { ApiError, CURSOR_NOT_ISSUED_MESSAGE, decodeCursor, nextPageLink } from '@plant-store/contract';
-import type { PlantPage } from '../store/plant-store.js';
 import { entityTagOf, noneMatch } from './entity-tag.js';
 import type { Handler } from './handler.js';
 
@@ -13,23 +12,13 @@ function afterCursor(cursor: string): bigint {
   return id;
 }
 
-// A cached page is answered many times: its Link is built once, with the page (the route path is the same each time).
-const links = new WeakMap<PlantPage, string>();
-
 export const getPlants: Handler<'getPlants'> = async ({ principal, query, path, headers }, { store }) => {
   // Validation has applied the contract's default (openapi.yaml, parameter `limit`), so limit is always set here.
   const limit = query.limit as number;
   const after = query.cursor === undefined ? undefined : afterCursor(query.cursor);
   const page = await store.plants.list(principal.subject, after === undefined ? { limit } : { limit, after });
   const answer: Record<string, string> = { etag: entityTagOf(principal.subject, page, limit, after) };
-  if (page.hasMore && page.lastId !== undefined) {
-    let link = links.get(page);
-    if (link === undefined) {
-      link = nextPageLink(path, limit, page.lastId);
-      links.set(page, link);
-    }
-    answer.link = link;
-  }
+  if (page.hasMore && page.lastId !== undefined) answer.link = nextPageLink(path, limit, page.lastId);
   if (noneMatch(headers['if-none-match'], answer.etag!)) return { status: 304, headers: answer, body: undefined };
   return { status: 200, json: page.body, headers: answer };
 };
