@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `plant-store` command: runs the compiled CLI (`pnpm build` compiles src/ to dist/; `pnpm install` builds too).
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
 // better-sqlite3 13 crashes on Node 20 rather than failing cleanly, so an old Node is turned away here, by name.
 const major = Number(process.versions.node.split('.')[0]);
@@ -25,10 +26,16 @@ if (major < 22) {
 //   ceiling; the service's live heap is tens of MB (its caches are bounded in bytes). On the bench's mixed workload
 //   (40 principals x 200 plants, wrk with 50 connections for 5 s, two runs each) peak RSS was 115-116 MB under 384
 //   and 126-130 MB under 1024, at the same throughput.
+// - V8's worker threads no more than the cores the process may run on (its CPU affinity and quota; Node's default is
+//   4): a collection splits its parallel phases among them and the main thread waits for every part, so 4 workers
+//   sharing one core (a container of one CPU, a `taskset`) left the event loop stopped for their time slices, one
+//   after another: 18 ms in one case, traced with `perf sched`. One core, SQLite, closed loop (3 runs each): mixed p99
+//   8.9-10.5 ms against 10.0-15.9, the longest loop delay per 100 ms at its p99 15-23 ms against 27-33.
 // - MALLOC_ARENA_MAX=2: glibc gives each thread that allocates (libuv's pool, V8's workers) an arena of its own.
 const SIZING = [
   ['--max-semi-space-size', /^--(max|min)-semi-space-size/, '16'],
   ['--max-old-space-size', /^--max-old-space-size/, '384'],
+  ['--v8-pool-size', /^--v8-pool-size/, String(Math.min(4, availableParallelism()))],
 ];
 const command = process.argv[2] ?? 'serve';
 const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];

@@ -2,10 +2,10 @@
 // re-executed with the flag), and only the modules of what is switched on (a SQLite service with metrics off loads
 // neither pg, ioredis, jose, prom-client nor OpenTelemetry).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type ServerProcess, startServerProcess, stopAll } from '@plant-store/test-kit/server-process';
+import { BIN, type ServerProcess, startServerProcess, stopAll } from '@plant-store/test-kit/server-process';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-footprint-'));
@@ -15,8 +15,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function serve(name: string, env: Record<string, string> = {}) {
-  const server = await startServerProcess({ DATABASE_URL: `sqlite:${join(dir, `${name}.db`)}`, ...env });
+async function serve(name: string, env: Record<string, string> = {}, command?: string[]) {
+  const server = await startServerProcess(
+    { DATABASE_URL: `sqlite:${join(dir, `${name}.db`)}`, ...env },
+    [],
+    command ? { command } : {},
+  );
   processes.push(server);
   return server;
 }
@@ -32,14 +36,24 @@ describe('a serving process', () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
+  it('gives V8 no more worker threads than the cores it may run on (4 at most, as Node would)', async () => {
+    const unpinned = await serve('pool');
+    expect(commandLine(unpinned.child.pid!)).toContain(`--v8-pool-size=${Math.min(4, availableParallelism())}`);
+    // Pinned to one core (taskset execs node in its own place: the pid is the server's).
+    const pinned = await serve('pool-pinned', {}, ['taskset', '-c', '0', process.execPath, BIN]);
+    expect(commandLine(pinned.child.pid!)).toContain('--v8-pool-size=1');
+    expect((await fetch(`${pinned.url}/healthz`)).status).toBe(200);
+  });
+
   it('keeps the sizes NODE_OPTIONS and the environment ask for', async () => {
     const server = await serve('asked', {
-      NODE_OPTIONS: '--max-semi-space-size=8 --max-old-space-size=2048',
+      NODE_OPTIONS: '--max-semi-space-size=8 --max-old-space-size=2048 --v8-pool-size=2',
       MALLOC_ARENA_MAX: '4',
     });
     const line = commandLine(server.child.pid!);
     expect(line).not.toContain('--max-semi-space-size=16');
     expect(line).not.toContain('--max-old-space-size=384');
+    expect(line.filter((flag) => flag.startsWith('--v8-pool-size'))).toEqual([]);
     expect(readFileSync(`/proc/${server.child.pid!}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=4');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
