@@ -37,6 +37,28 @@ describe('PageCache', () => {
     expect(cache.oldestVersion('other')).toBe(2n);
   });
 
+  it('answers the oldest version from the one a write or catch-up brought the owner’s pages to, lowered by an older page cached since', () => {
+    const cache = new PageCache();
+    const at = (version: string) => pageOf('[]', { lastId: undefined, hasMore: false, version });
+    cache.set('owner', 'a', at('5'));
+    cache.set('owner', 'b', at('7'));
+    cache.afterWrite('owner', '5', '6', () => false); // a is kept at 6; b, newer, is left as it is
+    expect(cache.oldestVersion('owner')).toBe(6n);
+    cache.forgetOlderThan('owner', 7n);
+    expect(cache.get('owner', 'a')).toBeUndefined();
+    expect(cache.oldestVersion('owner')).toBe(7n);
+    // A page older than that, cached since (read before a write it missed), is the oldest again, and is forgotten.
+    cache.set('owner', 'c', at('3'));
+    expect(cache.oldestVersion('owner')).toBe(3n);
+    cache.forgetOlderThan('owner', 7n);
+    expect(cache.get('owner', 'c')).toBeUndefined();
+    expect(cache.get('owner', 'b')?.version).toBe('7');
+    // An owner whose pages are all gone keeps nothing of them: a page cached later is its own oldest.
+    cache.forget('owner');
+    cache.set('owner', 'd', at('2'));
+    expect(cache.oldestVersion('owner')).toBe(2n);
+  });
+
   it('refuses a value larger than the whole bound, and forgets an owner’s entries on a write', () => {
     const cache = new PageCache<{ size: number }>(4096, (value) => value.size);
     cache.set('a', 'huge', { size: 5000 });
