@@ -154,7 +154,6 @@ export class PageCache<Value = PlantPage> {
     if (this.#keysByOwner.has(owner)) this.#floors.set(owner, to);
   }
 
-  /** The oldest version among the owner's cached pages; undefined when none is cached. */
   /**
    * A version none of the owner's cached pages is older than: the oldest one's, or a floor below it that a write or
    * catch-up set (every page it kept has that version or a newer one); undefined when none is cached.

@@ -6,9 +6,9 @@
 // idle for a moment TRUNCATE (empties the log; tried again later while a reader still pins it), never waiting on a
 // lock. A reader that holds an old snapshot (a long query, or the `.backup` docs/deployment.md shows) stops checkpoints from
 // restarting the log, so it grows while writes go on; journal_size_limit cuts it back whenever one restarts it.
-// The cut is made by the write that restarts the log, on the event loop: freeing a file's blocks took 5-19 ms on
-// ext4 when a 4 MiB limit cut back the 30-40 MB a second of the mixed workload writes, so the limit sits above what
-// the log reaches between checkpoints and only cuts back a log a pinned reader let grow.
+// The cut is made by the write that restarts the log, on the event loop: freeing a file's blocks took 3-19 ms on
+// ext4 when a 4 MiB limit cut back the 15-44 MB the log reached between checkpoints under the mixed workload, so the
+// limit sits above that and only cuts back a log a pinned reader let grow.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
