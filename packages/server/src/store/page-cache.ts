@@ -176,13 +176,14 @@ export class PageCache<Value = PlantPage> {
 
   /** Forgets the owner's pages older than `version`. */
   forgetOlderThan(this: PageCache<PlantPage>, owner: string, version: bigint): void {
+    const text = String(version);
     const floor = this.#floors.get(owner);
-    if (floor !== undefined && BigInt(floor) >= version) return;
+    if (floor !== undefined && !olderThan(floor, text)) return;
     for (const id of [...(this.#keysByOwner.get(owner) ?? [])]) {
       const entry = this.#pages.get(id);
-      if (entry && BigInt(entry.page.version) < version) this.#remove(id);
+      if (entry && olderThan(entry.page.version, text)) this.#remove(id);
     }
-    if (this.#keysByOwner.has(owner)) this.#floors.set(owner, String(version));
+    if (this.#keysByOwner.has(owner)) this.#floors.set(owner, text);
   }
 
   /** Lookups answered and missed since the cache was made, and what it holds now. */
