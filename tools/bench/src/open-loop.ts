@@ -1,6 +1,7 @@
 // Runs the open-loop generator (open-loop-generator.ts) pinned to core 1 for one plan and returns its figures.
 import { fileURLToPath } from 'node:url';
 import { runToEnd } from './children.js';
+import { cpuSeconds } from './cpu.js';
 import type { Judged, Percentiles, Verdict } from './send-schedule.js';
 import { rssSampler } from './wrk.js';
 
@@ -28,6 +29,12 @@ export interface OpenLoopResult {
   lag: Percentiles;
   maxBacklog: number;
   maxRssMb: number;
+  /**
+   * The server's CPU time (every thread, from /proc) from the generator's start to its end, per request answered. A
+   * stream of requests arriving one or two at a time costs more per request than the closed loop's bursts: each
+   * arrival wakes the server and each answer wakes the generator on its own.
+   */
+  serverCpuUsPerRequest: number;
 }
 
 export async function openLoop(plan: {
@@ -42,14 +49,20 @@ export async function openLoop(plan: {
 }): Promise<OpenLoopResult> {
   const { serverPid, ...rest } = plan;
   const peakRss = rssSampler(serverPid);
+  const cpuBefore = cpuSeconds(serverPid);
   const run = await runToEnd('taskset', ['-c', '1', process.execPath, '--import', 'tsx', GENERATOR], {
     ...process.env,
     OPEN_LOOP: JSON.stringify({ connections: 64, ...rest, rate: Math.max(1, rest.rate) }),
   });
   if (run.code !== 0) throw new Error(`open-loop generator exited with ${run.code}: ${run.stderr}`);
-  const output = run.stdout;
+  const cpuUsed = cpuSeconds(serverPid) - cpuBefore;
+  const figures = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Omit<
+    OpenLoopResult,
+    'maxRssMb' | 'serverCpuUsPerRequest'
+  >;
   return {
-    ...(JSON.parse(output.trim().split('\n').at(-1)!) as Omit<OpenLoopResult, 'maxRssMb'>),
+    ...figures,
     maxRssMb: peakRss(),
+    serverCpuUsPerRequest: (cpuUsed * 1e6) / Math.max(1, figures.answered),
   };
 }
