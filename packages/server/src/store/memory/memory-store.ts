@@ -15,6 +15,7 @@ import {
   takeTurns,
   toSubscription,
 } from '../outbox-event.js';
+import { ownBytes } from '../own-bytes.js';
 import type {
   ClaimedDelivery,
   Store,
@@ -33,7 +34,7 @@ function tokensOf(): TokenRepository {
   const key = (hash: Buffer) => hash.toString('hex');
   return {
     async insert(record, secretHash) {
-      byHash.set(key(secretHash), { ...record, scopes: [...record.scopes], secretHash: Buffer.from(secretHash) });
+      byHash.set(key(secretHash), { ...record, scopes: [...record.scopes], secretHash: ownBytes(secretHash) });
     },
     async findByHash(secretHash) {
       const found = byHash.get(key(secretHash));

@@ -5,6 +5,7 @@
 // every write NOTIFYs the other instances in its own transaction.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { ownBytes } from '../own-bytes.js';
 import { DEFAULT_PAGE_CACHE_BYTES, PageCache, pageChangedBy } from '../page-cache.js';
 import {
   IDEMPOTENCY_TTL_MS,
@@ -357,7 +358,7 @@ export function openPostgresStore({
         );
         const row = result.rows[0]!;
         const page: PlantPage = {
-          body: Buffer.from(row.json),
+          body: ownBytes(row.json),
           lastId: row.last_id === null ? undefined : BigInt(row.last_id),
           hasMore: row.has_more,
           version: row.version ?? '0',
@@ -405,7 +406,7 @@ export function openPostgresStore({
         const result = await query<TokenRow>('SELECT * FROM tokens WHERE secret_hash = $1', [secretHash]);
         const row = result.rows[0];
         if (!row) return undefined; // unknown hashes are not cached: random tokens must not grow the cache
-        const record = Object.freeze({ ...toTokenRecord(row), secretHash: row.secret_hash });
+        const record = Object.freeze({ ...toTokenRecord(row), secretHash: ownBytes(row.secret_hash) });
         if (live && feed.live && seen === epoch) tokens.set('', key, record);
         return record;
       },
