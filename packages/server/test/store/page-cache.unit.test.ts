@@ -133,6 +133,28 @@ describe('pageChangedBy', () => {
     expect(cache.get('ben', '10:')?.version).toBe('1');
   });
 
+  it('hands out a kept page with the version writes moved it to, as a new object, leaving one handed out before as it was', () => {
+    const cache = new PageCache();
+    cache.set('ann', '10:', pageOf('[1]', { lastId: 10n, hasMore: true, version: '1' }));
+    const before = cache.get('ann', '10:')!;
+    const beyond = (page: PlantPage, after: bigint | undefined) => pageChangedBy('create', 15n, page, after);
+    cache.afterWrite('ann', '1', '2', beyond);
+    cache.afterWrite('ann', '2', '3', beyond);
+    // A request that got the page before the writes still holds version 1 (its ETag and its freshness check).
+    expect(before.version).toBe('1');
+    const after = cache.get('ann', '10:')!;
+    expect(after.version).toBe('3');
+    expect(after).not.toBe(before);
+    expect(after.body).toBe(before.body);
+    expect(cache.get('ann', '10:')).toBe(after); // no new object until a write moves it on again
+    expect(cache.oldestVersion('ann')).toBe(3n);
+    // What `usable` is shown is the current version, so a reader asking for version 3 or newer gets the page.
+    cache.afterWrite('ann', '3', '4', beyond);
+    expect(cache.get('ann', '10:', (page) => page.version === '4')?.version).toBe('4');
+    cache.forgetOlderThan('ann', 5n);
+    expect(cache.get('ann', '10:')).toBeUndefined();
+  });
+
   it('forgets a page that missed a write between its version and the one afterWrite starts from', () => {
     // Another instance's write moved ann from 1 to 2 (it alters the page); this instance's own, 2 to 3, does not.
     const cache = new PageCache();
