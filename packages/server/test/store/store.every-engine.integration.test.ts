@@ -81,8 +81,8 @@ describe(`${TEST_DATABASE} store`, () => {
   });
 
   it('gives each page bytes of its own, so a cached page keeps no more memory than the page cache counts', async () => {
-    // A page's body that was a slice of a shared buffer (Buffer.from of a string under 32 KB: a slice of Node's 64 KB
-    // pool) would keep that whole buffer alive while cached: PostgreSQL's pages did, 81 MB of buffers under a 12 MB bound.
+    // A page's body that was a slice of a shared buffer (Buffer.from of a short string: a slice of Node's pool, 64 KB on
+    // Node 24) would keep that whole buffer alive while cached: PostgreSQL's pages did, 81 MB of buffers under a 12 MB bound.
     for (const id of [1n, 2n, 3n]) await store.plants.create('s-own-bytes', { id, name: `p${id}` });
     for (const limit of [1, 2, 100]) {
       for (const _ of ['built', 'cached']) {
