@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { deleteSeconds } from './src/delete-run.js';
 import { type AbPair, hotReadAB } from './src/hot-read-ab.js';
 import { DEFAULTS, priceLayers } from './src/layers.js';
-import { type OpenLoopResult, openLoop } from './src/open-loop.js';
+import { type OpenLoopResult, openLoop, serverCoreBusy } from './src/open-loop.js';
 import { readIfPresent, withKeptNotes } from './src/report-file.js';
 import { costGrowth, LAYOUTS, SCALE_RATE, SIZES } from './src/scale.js';
 import { sdkOverhead } from './src/sdk-overhead.js';
@@ -704,7 +704,7 @@ const openRows = names.flatMap((name) =>
     LOADS.filter((load) => open.get(`${name}|${kind}|${load}`).length > 0).map((load) => {
       const runs = open.get(`${name}|${kind}|${load}`);
       const closedCpu = spread(closed.get(`${name}|${kind}`).map((r) => r.cpuUsPerRequest));
-      const busy = spread(runs.map((r) => (r.serverCpuUsPerRequest * r.achievedRate) / 1e4));
+      const busy = spread(runs.map(serverCoreBusy));
       return `| ${name} | ${kind} | ${load * 100}% | ${show(spread(runs.map((r) => r.rate)))} | ${showJudged(judged(runs, kind, 'p50'))} | ${showJudged(judged(runs, kind, 'p99', goalOf(name, load, 'p99')))} | ${showJudged(judged(runs, kind, 'p999'))} | ${show(spread(runs.map((r) => r.serverCpuUsPerRequest)), 1)} (${closedCpu?.median.toFixed(1) ?? 'n/a'}) | ${busy?.median.toFixed(0)}% | ${showLag(runs)} | ${runs.reduce((sum, r) => sum + r.errors + r.non2xx, 0)} | ${Math.max(...runs.map((r) => Math.round(r.generatorCpu * 100)))}% | ${Math.max(...runs.map((r) => r.maxRssMb))} |`;
     }),
   ),

@@ -4,11 +4,11 @@
 // with how to install it.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { POSTGRES_URL, waitFor } from '@plant-store/test-kit';
 import pg from 'pg';
+import { sparePort } from './spare-port.js';
 
 export interface PgBouncer {
   /** POSTGRES_URL through PgBouncer, with `?schema=` when a schema is given. */
@@ -27,14 +27,6 @@ function installed(): boolean {
   } catch {
     return false;
   }
-}
-
-async function sparePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export async function startPgBouncer(): Promise<PgBouncer> {

@@ -9,7 +9,7 @@
 // sustains from a stream (docs/benchmarks.md, "Open loop").
 // Usage: tsx tools/bench/src/open-loop-floor.ts [--rounds 3] [--seconds 4] [--loads 0.4,0.6,0.8] [--port 7420]
 import { parseArgs } from 'node:util';
-import { type OpenLoopResult, openLoop } from './open-loop.js';
+import { type OpenLoopResult, openLoop, serverCoreBusy } from './open-loop.js';
 import { show, spread } from './stats.js';
 import { floorServer, plantStore, type Running, sqliteFile } from './targets.js';
 import { requireWrk, wrk } from './wrk.js';
@@ -95,7 +95,7 @@ for (const load of loads) {
     const runs = rows.get(`${name}|${load}`) ?? [];
     const of = (pick: (row: Row) => number, digits: number) => show(spread(runs.map(pick)), digits);
     console.log(
-      `| ${name} | ${load * 100}% | ${of((r) => r.rate, 0)} | ${of((r) => r.run.serverCpuUsPerRequest, 1)} | ${of((r) => r.closedUs, 1)} | ${of((r) => r.run.serverCpuUsPerRequest - r.closedUs, 1)} | ${of((r) => (r.run.serverCpuUsPerRequest * r.run.achievedRate) / 1e4, 0)}% | ${of((r) => r.run.get.p50, 2)} | ${of((r) => r.run.get.p99, 2)} | ${of((r) => r.run.lag.p99, 2)} |`,
+      `| ${name} | ${load * 100}% | ${of((r) => r.rate, 0)} | ${of((r) => r.run.serverCpuUsPerRequest, 1)} | ${of((r) => r.closedUs, 1)} | ${of((r) => r.run.serverCpuUsPerRequest - r.closedUs, 1)} | ${of((r) => serverCoreBusy(r.run), 0)}% | ${of((r) => r.run.get.p50, 2)} | ${of((r) => r.run.get.p99, 2)} | ${of((r) => r.run.lag.p99, 2)} |`,
     );
   }
 }

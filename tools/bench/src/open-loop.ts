@@ -37,6 +37,9 @@ export interface OpenLoopResult {
   serverCpuUsPerRequest: number;
 }
 
+/** The share of one core the server used in the run, in percent: its CPU per request times the rate achieved. */
+export const serverCoreBusy = (run: OpenLoopResult) => (run.serverCpuUsPerRequest * run.achievedRate) / 1e4;
+
 export async function openLoop(plan: {
   url: string;
   rate: number;

@@ -278,21 +278,10 @@ function peer(
 
 /**
  * The open loop's floor (floor-server.ts: answers every request with the same bytes, no HTTP parser, no framework),
- * pinned to core 0 in a session of its own like every target; open-loop-floor.ts measures it beside the service.
+ * started like every peer; open-loop-floor.ts measures it beside the service.
  */
-export async function floorServer(port: number): Promise<Running> {
-  const child = launch(['--import', 'tsx', fileURLToPath(new URL('./floor-server.ts', import.meta.url))], {
-    PORT: String(port),
-  });
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitForHealth(url, child);
-  } catch (error) {
-    await stopChild(child);
-    throw error;
-  }
-  return { url, pid: child.pid!, token: 'floor', tokens: ['floor'], stop: () => stopChild(child) };
-}
+export const floorServer = (port: number): Promise<Running> =>
+  peer('floor (answers only)', 'floor-server.ts', ['get'], () => ({}), '/', false).start(port);
 
 /** The variants measured against the plain SQLite target on the mixed workload: what a feature costs the API. */
 export const METRICS_ON = 'plant-store, SQLite, metrics on (mixed only)';

@@ -1,18 +1,11 @@
 // The open loop's floor (src/floor-server.ts, started by targets.ts's floorServer): it answers every request, a head
 // split between two reads included, and the open-loop generator measures it like any target, the server's CPU per
 // request with it (src/open-loop.ts).
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
+import { sparePort } from '@plant-store/test-kit/spare-port';
 import { describe, expect, it } from 'vitest';
 import { openLoop } from '../src/open-loop.js';
 import { floorServer } from '../src/targets.js';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 /** Writes the parts with a pause between them and resolves with what came back once `answers` answers did. */
 function exchange(port: number, parts: string[], answers: number): Promise<string> {
@@ -38,7 +31,7 @@ function exchange(port: number, parts: string[], answers: number): Promise<strin
 
 describe('the open loop floor server', () => {
   it('answers each request once, a head split across reads included, and the generator measures it', async () => {
-    const floor = await floorServer(await freePort());
+    const floor = await floorServer(await sparePort());
     try {
       const port = Number(new URL(floor.url).port);
       const received = await exchange(
@@ -54,7 +47,7 @@ describe('the open loop floor server', () => {
       const bodies = received.split('HTTP/1.1 200 OK').slice(1);
       expect(bodies).toHaveLength(3);
       const length = Number(/content-length: (\d+)/.exec(bodies[0]!)?.[1]);
-      expect(JSON.parse(bodies[0]!.slice(bodies[0]!.indexOf('\r\n\r\n') + 4, undefined)).items).toHaveLength(100);
+      expect(JSON.parse(bodies[0]!.slice(bodies[0]!.indexOf('\r\n\r\n') + 4)).items).toHaveLength(100);
       expect(bodies[0]!.length - bodies[0]!.indexOf('\r\n\r\n') - 4).toBe(length);
 
       const run = await openLoop({

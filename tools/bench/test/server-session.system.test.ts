@@ -2,7 +2,7 @@
 // core between sessions first, so a server left in the bench's session would share its weight with wrk and the bench
 // process, and its share of core 0 would depend on them.
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { sparePort } from '@plant-store/test-kit/spare-port';
 import { describe, expect, it } from 'vitest';
 import { targets } from '../src/targets.js';
 
@@ -12,18 +12,10 @@ function sessionOf(pid: number | 'self'): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
 }
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
 describe('a bench server', () => {
   it('leads a session of its own, apart from the bench and its load generators', async () => {
     const bare = targets(false).find((target) => target.name.startsWith('bare Fastify'))!;
-    const running = await bare.start(await freePort());
+    const running = await bare.start(await sparePort());
     try {
       expect(sessionOf(running.pid)).toBe(running.pid);
       expect(sessionOf(running.pid)).not.toBe(sessionOf('self'));
