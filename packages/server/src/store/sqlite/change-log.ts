@@ -41,7 +41,9 @@ export function createChangeLog(statement: (sql: string) => Database.Statement):
       const oldest = pages.oldestVersion(owner);
       if (oldest === undefined || oldest >= version) return;
       const changes = statement(
-        'SELECT version, id, created FROM plant_changes WHERE owner = ? AND version > ? AND version <= ? ORDER BY version',
+        // `owner = +?`: a bare parameter there made SQLite compile the statement again at every run (see the page's
+        // statement in sqlite-store.ts); 14 us a run with it, 5 without.
+        'SELECT version, id, created FROM plant_changes WHERE owner = +? AND version > ? AND version <= ? ORDER BY version',
       )
         .safeIntegers(true)
         .all(owner, oldest, version) as ChangeRow[];

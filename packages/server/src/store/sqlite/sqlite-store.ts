@@ -23,6 +23,10 @@ import { watchWalHeader } from './wal-header.js';
 // The page as JSON, built by SQLite: {"name":...} or {"name":...,"tag":...} per plant, in id order.
 // The owner's version is read by the same statement, so it belongs to the same snapshot as the page.
 // CAST AS BLOB hands the page over as UTF-8 bytes (a Buffer), never as a JavaScript string.
+// The rows' statement writes its owner and limit as `+?`: SQLite (3.54, as better-sqlite3 builds it) compiles a
+// statement again at every run when a bare `?` is the owner of `owner = ? ... ORDER BY` or the LIMIT, since the value
+// bound there may change its plan; the unary plus hides the parameter from the planner and keeps the same plan
+// (the primary key's search) and result. The compile cost 20 of the page's 43 us (perf, 100 plants).
 const PAGE_SELECT = `SELECT CAST(json_group_array(
     CASE WHEN tag IS NULL THEN json_object('name', name) ELSE json_object('name', name, 'tag', tag) END ORDER BY id
   ) AS BLOB) AS body, max(id) AS lastId, (SELECT version FROM owner_versions WHERE owner = ?) AS version`;
@@ -236,8 +240,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
         if (cached) return cached;
         const rows =
           after === undefined
-            ? `SELECT id, name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ?`
-            : `SELECT id, name, tag FROM plants WHERE owner = ? AND id > ? ORDER BY id LIMIT ?`;
+            ? `SELECT id, name, tag FROM plants WHERE owner = +? ORDER BY id LIMIT +?`
+            : `SELECT id, name, tag FROM plants WHERE owner = +? AND id > ? ORDER BY id LIMIT +?`;
         const query = statement(`${PAGE_SELECT} FROM (${rows})`).safeIntegers(true);
         const head = (after === undefined ? query.get(owner, owner, limit) : query.get(owner, owner, after, limit)) as {
           body: Buffer;
