@@ -35,6 +35,13 @@ export function pageChangedBy(
   return change === 'create' ? !page.hasMore : page.hasMore;
 }
 
+/** A write to an owner's plants, as the SQLite store's change log keeps it: what it did, and the version it made. */
+export interface PlantChange {
+  change: 'create' | 'delete';
+  id: bigint;
+  version: bigint;
+}
+
 /** Whether decimal version `a` is older than `b`: the shorter is the smaller, else the first in text order. */
 const olderThan = (a: string, b: string) => a.length < b.length || (a.length === b.length && a < b);
 
@@ -67,7 +74,7 @@ export class PageCache<Value = PlantPage> {
   readonly #byOwner = new Map<string, Map<string, Entry<Value>>>();
   /**
    * Per owner with cached pages, a version no cached page of that owner is older than, where one is known: the
-   * version the last write or catch-up brought them to (afterWrite, forgetOlderThan), lowered by an older page cached
+   * version the last write or catch-up brought them to (afterWrite, replay), lowered by an older page cached
    * since. oldestVersion answers from it in O(1); without it each owner check after another process's commit walked
    * the owner's pages (4.5% of a worker's CPU under the mixed workload with two workers).
    */
@@ -172,6 +179,38 @@ export class PageCache<Value = PlantPage> {
   }
 
   /**
+   * Brings the owner's pages older than `to`, the owner's version, up to it in one pass: `changes` are the owner's
+   * writes in version order (each made the version before it one newer), the first possibly later than a page's
+   * version where the log no longer holds older ones. A page is kept, with version `to`, when every change from its
+   * own version to `to` is listed and none of them can have altered it (pageChangedBy); every other older page is
+   * forgotten. The same outcome as afterWrite once per change and forgetting what is still older, which passed over
+   * the owner's pages once per change, calling a closure per change and page.
+   */
+  replay(this: PageCache<PlantPage>, owner: string, changes: readonly PlantChange[], to: bigint): void {
+    const entries = this.#byOwner.get(owner);
+    if (!entries) return;
+    const version = String(to);
+    // Where each page version's changes start, and the first change from which the list runs to `to` with no gap.
+    const startOf = new Map<string, number>();
+    let unbroken = changes.at(-1)?.version === to ? 0 : changes.length;
+    for (let i = 0; i < changes.length; i++) {
+      startOf.set(String(changes[i]!.version - 1n), i);
+      if (i > 0 && changes[i]!.version !== changes[i - 1]!.version + 1n) unbroken = Math.max(unbroken, i);
+    }
+    for (const [id, entry] of entries) {
+      if (!olderThan(entry.version!, version)) continue;
+      const start = startOf.get(entry.version!);
+      let kept = start !== undefined && start >= unbroken;
+      for (let i = start ?? changes.length; kept && i < changes.length; i++) {
+        kept = !pageChangedBy(changes[i]!.change, changes[i]!.id, entry.page, entry.after);
+      }
+      if (kept) entry.version = version;
+      else this.#remove(id);
+    }
+    if (this.#byOwner.has(owner)) this.#floors.set(owner, version);
+  }
+
+  /**
    * A version none of the owner's cached pages is older than: the oldest one's, or a floor below it that a write or
    * catch-up set (every page it kept has that version or a newer one); undefined when none is cached.
    */
@@ -188,17 +227,6 @@ export class PageCache<Value = PlantPage> {
       if (oldest !== undefined) this.#floors.set(owner, oldest);
     }
     return oldest === undefined ? undefined : BigInt(oldest);
-  }
-
-  /** Forgets the owner's pages older than `version`. */
-  forgetOlderThan(this: PageCache<PlantPage>, owner: string, version: bigint): void {
-    const text = String(version);
-    const floor = this.#floors.get(owner);
-    if (floor !== undefined && !olderThan(floor, text)) return;
-    for (const [id, entry] of this.#byOwner.get(owner) ?? []) {
-      if (olderThan(entry.version!, text)) this.#remove(id);
-    }
-    if (this.#byOwner.has(owner)) this.#floors.set(owner, text);
   }
 
   /** Lookups answered and missed since the cache was made, and what it holds now. */

@@ -21,7 +21,7 @@ describe('PageCache', () => {
     expect(cache.get('owner', 'k98')).toBeUndefined();
   });
 
-  it('knows the oldest version among an owner’s pages, by number, and forgets those older than a version', () => {
+  it('knows the oldest version among an owner’s pages, by number, and forgets those a replayed change altered', () => {
     const cache = new PageCache();
     const at = (version: string) => pageOf('[]', { lastId: undefined, hasMore: false, version });
     expect(cache.oldestVersion('owner')).toBeUndefined();
@@ -30,7 +30,7 @@ describe('PageCache', () => {
     cache.set('owner', 'c', at('11'), undefined);
     cache.set('other', 'a', at('2'), undefined);
     expect(cache.oldestVersion('owner')).toBe(9n);
-    cache.forgetOlderThan('owner', 10n);
+    cache.replay('owner', [{ change: 'create', id: 1n, version: 10n }], 10n); // a page without plants: any create alters it
     expect(cache.get('owner', 'b')).toBeUndefined();
     expect(cache.oldestVersion('owner')).toBe(10n);
     expect(cache.get('owner', 'c')).toBeDefined();
@@ -44,13 +44,13 @@ describe('PageCache', () => {
     cache.set('owner', 'b', at('7'));
     cache.afterWrite('owner', '5', '6', () => false); // a is kept at 6; b, newer, is left as it is
     expect(cache.oldestVersion('owner')).toBe(6n);
-    cache.forgetOlderThan('owner', 7n);
+    cache.replay('owner', [{ change: 'create', id: 1n, version: 7n }], 7n);
     expect(cache.get('owner', 'a')).toBeUndefined();
     expect(cache.oldestVersion('owner')).toBe(7n);
     // A page older than that, cached since (read before a write it missed), is the oldest again, and is forgotten.
     cache.set('owner', 'c', at('3'));
     expect(cache.oldestVersion('owner')).toBe(3n);
-    cache.forgetOlderThan('owner', 7n);
+    cache.replay('owner', [{ change: 'create', id: 1n, version: 7n }], 7n); // the changes 4..6 are not listed
     expect(cache.get('owner', 'c')).toBeUndefined();
     expect(cache.get('owner', 'b')?.version).toBe('7');
     // An owner whose pages are all gone keeps nothing of them: a page cached later is its own oldest.
@@ -151,8 +151,63 @@ describe('pageChangedBy', () => {
     // What `usable` is shown is the current version, so a reader asking for version 3 or newer gets the page.
     cache.afterWrite('ann', '3', '4', beyond);
     expect(cache.get('ann', '10:', (page) => page.version === '4')?.version).toBe('4');
-    cache.forgetOlderThan('ann', 5n);
+    cache.replay('ann', [{ change: 'create', id: 15n, version: 6n }], 6n); // the change to 5 is not listed
     expect(cache.get('ann', '10:')).toBeUndefined();
+  });
+
+  it('replays an owner’s changes in one pass: a page none of the changes since its version alters moves to the last', () => {
+    const cache = new PageCache();
+    const page = (lastId: bigint, hasMore: boolean, version: string) => pageOf('[1]', { lastId, hasMore, version });
+    cache.set('ann', 'second page', page(29n, true, '3'), 20n);
+    cache.set('ann', 'second page at 4', page(29n, true, '4'), 20n);
+    cache.set('ann', 'last page', page(10n, false, '3'));
+    cache.set('ann', 'holds 15', page(20n, true, '3'), 10n);
+    cache.set('ann', 'newer', page(10n, false, '9'));
+    cache.set('ann', 'before the log', page(29n, true, '1'), 20n);
+    cache.set('ben', 'other owner', page(10n, false, '3'));
+    cache.replay(
+      'ann',
+      [
+        { change: 'create', id: 30n, version: 4n },
+        { change: 'create', id: 31n, version: 5n },
+        { change: 'delete', id: 15n, version: 6n },
+      ],
+      6n,
+    );
+    expect(cache.get('ann', 'second page')?.version).toBe('6'); // creates beyond a full page, a delete before it
+    expect(cache.get('ann', 'second page at 4')?.version).toBe('6');
+    expect(cache.get('ann', 'last page')).toBeUndefined(); // a create beyond the last page shows on it
+    expect(cache.get('ann', 'holds 15')).toBeUndefined(); // the delete of a plant on the page
+    expect(cache.get('ann', 'newer')?.version).toBe('9'); // read after the changes: left as it is
+    expect(cache.get('ann', 'before the log')).toBeUndefined(); // its change to 2 is not listed
+    expect(cache.get('ben', 'other owner')?.version).toBe('3');
+    expect(cache.oldestVersion('ann')).toBe(6n);
+  });
+
+  it('replays no page across a gap in the changes, nor past the last one listed when the version is newer', () => {
+    const cache = new PageCache();
+    cache.set('ann', 'a', pageOf('[1]', { lastId: 10n, hasMore: true, version: '3' }));
+    cache.set('ann', 'b', pageOf('[1]', { lastId: 10n, hasMore: true, version: '5' }));
+    cache.set('ann', 'c', pageOf('[1]', { lastId: 10n, hasMore: true, version: '8' }));
+    cache.replay('ann', [], 3n);
+    expect(cache.get('ann', 'a')?.version).toBe('3');
+    cache.replay(
+      'ann',
+      [
+        { change: 'create', id: 30n, version: 4n },
+        { change: 'create', id: 31n, version: 6n }, // the change to 5 is missing
+        { change: 'create', id: 32n, version: 7n },
+      ],
+      7n,
+    );
+    expect(cache.get('ann', 'a')).toBeUndefined();
+    expect(cache.get('ann', 'b')?.version).toBe('7'); // its changes, 6 and 7, are all there
+    // A version moved by a writer that logged no change (an older release of the service on the same file).
+    cache.set('ann', 'd', pageOf('[1]', { lastId: 10n, hasMore: true, version: '9' }));
+    cache.replay('ann', [{ change: 'create', id: 33n, version: 8n }], 9n);
+    expect(cache.get('ann', 'b')).toBeUndefined();
+    expect(cache.get('ann', 'c')).toBeUndefined();
+    expect(cache.get('ann', 'd')?.version).toBe('9');
   });
 
   it('forgets a page that missed a write between its version and the one afterWrite starts from', () => {

@@ -6,7 +6,7 @@
 // cache where one worker answered 59%, and spent more CPU per request than one (the figures: docs/performance.md and
 // the report it links).
 import type Database from 'better-sqlite3';
-import { type PageCache, pageChangedBy } from '../page-cache.js';
+import type { PageCache, PlantChange } from '../page-cache.js';
 import type { PlantPage } from '../store.js';
 
 /** Changes kept per owner; a process further behind on an owner than this forgets that owner's pages, as before. */
@@ -16,11 +16,12 @@ export interface ChangeLog {
   /** Inside the write that moved the owner's version to `version`: records what it changed. */
   record(owner: string, version: string, change: 'create' | 'delete', id: bigint): void;
   /**
-   * Brings the owner's cached pages up to `version`: a page that no change since its own version can have altered is
-   * kept (with the new version), every other older page is forgotten, and so is any page whose changes are no longer
-   * all in the log.
+   * Brings the owner's cached pages up to the owner's version in the database (PageCache.replay): a page that no
+   * change since its own version can have altered is kept (with the new version), every other older page is
+   * forgotten, and so is any page whose changes are no longer all in the log (or were made by a writer that logs
+   * none). Reads nothing when the owner has no cached page, or when `unless` is given and no cached page is older.
    */
-  catchUp(pages: PageCache<PlantPage>, owner: string, version: bigint): void;
+  catchUp(pages: PageCache<PlantPage>, owner: string, unless?: bigint): void;
 }
 
 interface ChangeRow {
@@ -37,23 +38,27 @@ export function createChangeLog(statement: (sql: string) => Database.Statement):
          ON CONFLICT (owner, slot) DO UPDATE SET version = excluded.version, id = excluded.id, created = excluded.created`,
       ).run(owner, BigInt(version) % CHANGES_KEPT, BigInt(version), id, change === 'create' ? 1 : 0);
     },
-    catchUp(pages, owner, version) {
+    catchUp(pages, owner, unless) {
       const oldest = pages.oldestVersion(owner);
-      if (oldest === undefined || oldest >= version) return;
-      const changes = statement(
+      if (oldest === undefined || (unless !== undefined && oldest >= unless)) return;
+      const current = statement('SELECT version FROM owner_versions WHERE owner = ?')
+        .pluck()
+        .safeIntegers(true)
+        .get(owner) as bigint | undefined;
+      if (current === undefined || current <= oldest) return;
+      const rows = statement(
         // `owner = +?`: a bare parameter there made SQLite compile the statement again at every run (see the page's
         // statement in sqlite-store.ts); 14 us a run with it, 5 without.
         'SELECT version, id, created FROM plant_changes WHERE owner = +? AND version > ? AND version <= ? ORDER BY version',
       )
         .safeIntegers(true)
-        .all(owner, oldest, version) as ChangeRow[];
-      for (const change of changes) {
-        const kind = change.created === 1n ? 'create' : 'delete';
-        pages.afterWrite(owner, String(change.version - 1n), String(change.version), (page, after) =>
-          pageChangedBy(kind, change.id, page, after),
-        );
-      }
-      pages.forgetOlderThan(owner, version);
+        .all(owner, oldest, current) as ChangeRow[];
+      const changes: PlantChange[] = rows.map(({ version, id, created }) => ({
+        change: created === 1n ? 'create' : 'delete',
+        id,
+        version,
+      }));
+      pages.replay(owner, changes, current);
     },
   };
 }

@@ -117,10 +117,9 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   // row, moved by a trigger on every update or delete of a token: a revocation by any process, the CLI included) and
   // drops the cached token records only when that has moved too; dropping them at every move made each worker of
   // `serve --workers 2` re-read a token on ~40% of its requests. Pages are not dropped either: the first list of an
-  // owner after each move reads the owner's version in the database (one primary-key lookup) and, where another
-  // process has written since, replays that owner's changes from the change log over its cached pages
-  // (change-log.ts), so a busy worker beside this one costs a lookup per owner and keeps the pages its writes cannot
-  // have altered. Between moves, this process's own writes keep its pages' versions (afterWrite), as they always have.
+  // owner with cached pages after each move reads that owner's changes since its oldest page from the change log (one
+  // range of one owner's rows, usually empty or one or two) and replays them over its pages (change-log.ts), so a busy
+  // worker beside this one costs a read per owner and keeps the pages its writes cannot have altered. Between moves, this process's own writes keep its pages' versions (afterWrite), as they always have.
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   const walHeader = path === ':memory:' ? undefined : watchWalHeader(path);
   let seenVersion = -1;
@@ -162,10 +161,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   /** Forgets the owner's pages that another process's commit may have outdated, once per move of data_version. */
   const checkOwner = (owner: string) => {
     if (checkedOwners.has(owner)) return;
-    const row = statement('SELECT version FROM owner_versions WHERE owner = ?').safeIntegers(true).get(owner) as
-      | { version: bigint }
-      | undefined;
-    changes.catchUp(pages, owner, row?.version ?? 0n);
+    changes.catchUp(pages, owner);
     if (checkedOwners.size >= MAX_CHECKED_OWNERS) checkedOwners.clear();
     checkedOwners.add(owner);
   };
@@ -201,7 +197,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   };
   /**
    * The version before a write that moved the owner's to `version` (each write moves it by one), with the owner's
-   * pages brought up to it first: another process may have written to the owner since they were cached.
+   * pages brought up to it first when one is older: another process may have written to the owner since they were
+   * cached (the catch-up may take them past it, through this write and later ones: afterWrite then keeps them).
    */
   const before = (owner: string, version: string) => {
     const previous = BigInt(version) - 1n;
