@@ -1,8 +1,8 @@
 // The SQLite store's change log: each owner's last CHANGES_KEPT plant changes (a create or a delete, and the plant's
 // id), by the owner's version each one made, written in the write's own transaction. Another process on the same
-// file (`serve --workers N`) hears of a commit only as a move of data_version; with the log it replays the owner's
-// changes over its cached pages (pageChangedBy, as it does for its own writes) instead of forgetting every page of
-// an owner another process wrote to. Without it, two workers on the mixed workload answered 5% of lists from the
+// file (`serve --workers N`) hears of a commit as a row of the change feed (sqlite-store.ts) naming the owner and its
+// new version; with the log it replays the owner's changes over its cached pages (pageChangedBy, as it does for its
+// own writes) instead of forgetting every page of an owner another process wrote to. Without it, two workers on the mixed workload answered 5% of lists from the
 // cache where one worker answered 59%, and spent more CPU per request than one (the figures: docs/performance.md and
 // the report it links).
 import type Database from 'better-sqlite3';
@@ -16,12 +16,12 @@ export interface ChangeLog {
   /** Inside the write that moved the owner's version to `version`: records what it changed. */
   record(owner: string, version: string, change: 'create' | 'delete', id: bigint): void;
   /**
-   * Brings the owner's cached pages up to the owner's version in the database (PageCache.replay): a page that no
-   * change since its own version can have altered is kept (with the new version), every other older page is
-   * forgotten, and so is any page whose changes are no longer all in the log (or were made by a writer that logs
-   * none). Reads nothing when the owner has no cached page, or when `unless` is given and no cached page is older.
+   * Brings the owner's cached pages up to `version`, a version of the owner's that was committed (PageCache.replay):
+   * a page that no change since its own version can have altered is kept (with that version), every other older page
+   * is forgotten, and so is any page whose changes are no longer all in the log (or were made by a writer that logs
+   * none). Reads nothing when no cached page of the owner is older.
    */
-  catchUp(pages: PageCache<PlantPage>, owner: string, unless?: bigint): void;
+  catchUp(pages: PageCache<PlantPage>, owner: string, version: bigint): void;
 }
 
 interface ChangeRow {
@@ -38,27 +38,22 @@ export function createChangeLog(statement: (sql: string) => Database.Statement):
          ON CONFLICT (owner, slot) DO UPDATE SET version = excluded.version, id = excluded.id, created = excluded.created`,
       ).run(owner, BigInt(version) % CHANGES_KEPT, BigInt(version), id, change === 'create' ? 1 : 0);
     },
-    catchUp(pages, owner, unless) {
+    catchUp(pages, owner, version) {
       const oldest = pages.oldestVersion(owner);
-      if (oldest === undefined || (unless !== undefined && oldest >= unless)) return;
-      const current = statement('SELECT version FROM owner_versions WHERE owner = ?')
-        .pluck()
-        .safeIntegers(true)
-        .get(owner) as bigint | undefined;
-      if (current === undefined || current <= oldest) return;
+      if (oldest === undefined || oldest >= version) return;
       const rows = statement(
         // `owner = +?`: a bare parameter there made SQLite compile the statement again at every run (see the page's
         // statement in sqlite-store.ts); 14 us a run with it, 5 without.
         'SELECT version, id, created FROM plant_changes WHERE owner = +? AND version > ? AND version <= ? ORDER BY version',
       )
         .safeIntegers(true)
-        .all(owner, oldest, current) as ChangeRow[];
-      const changes: PlantChange[] = rows.map(({ version, id, created }) => ({
-        change: created === 1n ? 'create' : 'delete',
-        id,
-        version,
+        .all(owner, oldest, version) as ChangeRow[];
+      const changes: PlantChange[] = rows.map((row) => ({
+        change: row.created === 1n ? 'create' : 'delete',
+        id: row.id,
+        version: row.version,
       }));
-      pages.replay(owner, changes, current);
+      pages.replay(owner, changes, version);
     },
   };
 }

@@ -121,4 +121,21 @@ export const sqliteMigrations: readonly SqliteMigration[] = [
       CREATE TRIGGER tokens_deleted AFTER DELETE ON tokens
         BEGIN UPDATE token_generation SET generation = generation + 1; END;`,
   },
+  {
+    version: 7,
+    description:
+      'a feed of every move of an owner version or the tokens generation, in commit order, for other processes caches',
+    // Written by triggers, so every writer on the file feeds it (a release older than this one, the CLI, a hand-made
+    // UPDATE); each 1024th row drops those more than 16384 behind it.
+    sql: `
+      CREATE TABLE change_feed (seq INTEGER PRIMARY KEY, owner TEXT, version INTEGER NOT NULL);
+      CREATE TRIGGER owner_version_created AFTER INSERT ON owner_versions WHEN NEW.version <> 0
+        BEGIN INSERT INTO change_feed (owner, version) VALUES (NEW.owner, NEW.version); END;
+      CREATE TRIGGER owner_version_moved AFTER UPDATE OF version ON owner_versions WHEN NEW.version <> OLD.version
+        BEGIN INSERT INTO change_feed (owner, version) VALUES (NEW.owner, NEW.version); END;
+      CREATE TRIGGER token_generation_moved AFTER UPDATE ON token_generation
+        BEGIN INSERT INTO change_feed (owner, version) VALUES (NULL, NEW.generation); END;
+      CREATE TRIGGER change_feed_trimmed AFTER INSERT ON change_feed WHEN NEW.seq % 1024 = 0
+        BEGIN DELETE FROM change_feed WHERE seq <= NEW.seq - 16384; END;`,
+  },
 ];

@@ -20,6 +20,13 @@ import { createSqliteOutbox } from './outbox.js';
 import { keepWalSmall } from './wal.js';
 import { watchWalHeader } from './wal-header.js';
 
+interface FeedRow {
+  seq: bigint;
+  /** null: the tokens' generation moved. */
+  owner: string | null;
+  version: bigint;
+}
+
 // The page as JSON, built by SQLite: {"name":...} or {"name":...,"tag":...} per plant, in id order.
 // The owner's version is read by the same statement, so it belongs to the same snapshot as the page.
 // CAST AS BLOB hands the page over as UTF-8 bytes (a Buffer), never as a JavaScript string.
@@ -43,8 +50,8 @@ export interface SqliteOptions {
 }
 
 const BUSY_TIMEOUT_MS = 1000;
-/** Most owners remembered as checked between two moves of data_version. */
-const MAX_CHECKED_OWNERS = 10_000;
+/** Most owners remembered as behind the change feed; beyond it, every cached page is forgotten instead. */
+const MAX_BEHIND = 10_000;
 
 /** A connection to `path` (its directory created if needed) with the settings every store connection runs on. */
 export function openSqliteDatabase(path: string): Database.Database {
@@ -108,21 +115,20 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   const idempotency = createSqliteIdempotency(db, write, statement);
   const changes = createChangeLog(statement);
 
-  // Read caches. data_version moves when another connection commits (another worker of `serve --workers`, the CLI);
-  // this connection's own writes update what they may alter. It is read before every cached answer, except that a
-  // request reads it once (its token, then its page: a commit by another process is seen by every request that
-  // arrives after it); each read costs 2-10 us, so it is read only when the wal-index header moved since the last look
-  // (wal-header.ts). A request's window closes with the turn of the event loop it began in, or when the next request
-  // begins. When it has moved, the first token lookup reads the tokens' generation (one
-  // row, moved by a trigger on every update or delete of a token: a revocation by any process, the CLI included) and
-  // drops the cached token records only when that has moved too; dropping them at every move made each worker of
-  // `serve --workers 2` re-read a token on ~40% of its requests. Pages are not dropped either: the first list of an
-  // owner with cached pages after each move reads that owner's changes since its oldest page from the change log (one
-  // range of one owner's rows, usually empty or one or two) and replays them over its pages (change-log.ts), so a busy
-  // worker beside this one costs a read per owner and keeps the pages its writes cannot have altered. Between moves, this process's own writes keep its pages' versions (afterWrite), as they always have.
-  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  // Read caches. This connection's own writes update what they may alter (afterWrite). Other connections' commits
+  // (another worker of `serve --workers`, another instance on the file, the CLI) are read from the change feed
+  // (migration 7: a row, written by a trigger, for every move of an owner's version or of the tokens' generation, in
+  // commit order) before a cached answer, once per request (its token, then its page: a commit by another process is
+  // seen by every request that arrives after it), and only when the wal-index header moved since the last look
+  // (wal-header.ts: one pread). A request's window closes with the turn of the event loop it began in, or when the
+  // next request begins. A tokens row drops the cached token records (a revocation by any process); an owner's row
+  // marks that owner as behind the version it names, and the owner's next list replays its changes up to there from
+  // the change log over its cached pages (change-log.ts), keeping the pages no change can have altered. One statement
+  // per move of the header, whatever the owners: it replaced reading data_version, then the tokens' generation, then
+  // each listed owner's version, a statement each, and a statement just after another process's commit costs 5-10 us
+  // (SQLite reloads its page cache and takes its locks anew): with eight workers on one file, nearly every request
+  // came after one.
   const walHeader = path === ':memory:' ? undefined : watchWalHeader(path);
-  let seenVersion = -1;
   let inRequest = false;
   let checked = false;
   let closing = false;
@@ -142,40 +148,45 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   };
   const pages = new PageCache(options.pageCacheBytes);
   const tokensByHash = new Map<string, TokenRecord & { secretHash: Buffer }>();
-  /** Owners whose pages were checked against the database since data_version last moved; bounded (clients choose). */
-  const checkedOwners = new Set<string>();
-  /** Whether the tokens' generation was read since data_version last moved, and the one the cached records are of. */
-  let tokensChecked = false;
-  let tokenGeneration: number | undefined;
-  const fresh = () => {
-    if (checked) return;
-    checked = inRequest;
-    if (walHeader?.unchanged()) return;
-    const version = dataVersion.get() as number;
-    if (version !== seenVersion) {
-      seenVersion = version;
-      checkedOwners.clear();
-      tokensChecked = false;
-    }
+  /** The last row of the change feed read; undefined until the first look, which starts at the feed's end. */
+  let feedSeq: bigint | undefined;
+  /** Owners with cached pages, and the version the feed has since moved each to; bounded (MAX_BEHIND). */
+  const behind = new Map<string, bigint>();
+  const forgetAll = () => {
+    pages.clear();
+    tokensByHash.clear();
+    behind.clear();
   };
-  /** Forgets the owner's pages that another process's commit may have outdated, once per move of data_version. */
-  const checkOwner = (owner: string) => {
-    if (checkedOwners.has(owner)) return;
-    changes.catchUp(pages, owner);
-    if (checkedOwners.size >= MAX_CHECKED_OWNERS) checkedOwners.clear();
-    checkedOwners.add(owner);
+  const readFeed = () => {
+    if (feedSeq === undefined) {
+      feedSeq = statement('SELECT coalesce(max(seq), 0) FROM change_feed').pluck().safeIntegers(true).get() as bigint;
+      return;
+    }
+    const rows = statement('SELECT seq, owner, version FROM change_feed WHERE seq > ? ORDER BY seq')
+      .safeIntegers(true)
+      .all(feedSeq) as FeedRow[];
+    if (rows.length === 0) return;
+    // Rows are numbered without gaps (each a rowid one past the last); a first one further on means the feed was
+    // trimmed past this process's place in it: what it missed is unknown.
+    if (rows[0]!.seq !== feedSeq + 1n) forgetAll();
+    else {
+      for (const { owner, version } of rows) {
+        if (owner === null) tokensByHash.clear();
+        else if (pages.oldestVersion(owner) !== undefined) behind.set(owner, version);
+      }
+      if (behind.size > MAX_BEHIND) forgetAll();
+    }
+    feedSeq = rows.at(-1)!.seq;
+  };
+  const fresh = () => {
+    // An in-memory database has no other connection.
+    if (checked || !walHeader) return;
+    checked = inRequest;
+    if (!walHeader.unchanged()) readFeed();
   };
   /** The token record for a secret's hash when the cache holds it and it is current. */
   const cachedToken = (secretHash: Buffer) => {
     fresh();
-    if (!tokensChecked) {
-      tokensChecked = true;
-      const generation = statement('SELECT generation FROM token_generation').pluck().get() as number;
-      if (generation !== tokenGeneration) {
-        tokenGeneration = generation;
-        tokensByHash.clear();
-      }
-    }
     return tokensByHash.get(secretHash.toString('latin1'));
   };
 
@@ -232,7 +243,11 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       async list(owner, { limit, after }): Promise<PlantPage> {
         fresh();
         const key = `${limit}:${after ?? ''}`;
-        checkOwner(owner);
+        const version = behind.get(owner);
+        if (version !== undefined) {
+          behind.delete(owner);
+          changes.catchUp(pages, owner, version);
+        }
         const cached = pages.get(owner, key);
         if (cached) return cached;
         const rows =

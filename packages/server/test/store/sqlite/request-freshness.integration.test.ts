@@ -1,5 +1,5 @@
-// A request checks the SQLite store's caches against the database once (data_version, read as the request's first
-// cached answer is given), not once per call: another connection's commit is seen by the next request, and by any
+// A request checks the SQLite store's caches against the database once (the change feed, read as the request's first
+// cached answer is given, when the wal-index header moved), not once per call: another connection's commit is seen by the next request, and by any
 // call once the event loop has turned, while the calls of one request answer from one view. Another connection's
 // commit costs the pages of the owners it did not touch nothing: they stay cached.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -111,8 +111,8 @@ it("keeps token records cached across another process's plant writes, reading on
   try {
     store.beginRequest!();
     expect((await authenticateToken(store.tokens, token)).ok).toBe(true);
-    // Another process's create moves data_version; a change to the token made without moving its generation (the
-    // trigger dropped) shows whether the record was read again: it was not.
+    // Another process's create moves the wal-index header; a change to the token made without moving its generation
+    // (the trigger dropped) shows whether the record was read again: it was not.
     other.exec('DROP TRIGGER tokens_updated');
     other.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), record.id);
     other.prepare("INSERT INTO plants (owner, id, name) VALUES ('owner', 1, 'one')").run();

@@ -1,0 +1,102 @@
+// The SQLite change feed (migration 7): triggers write a row for every move of an owner's version and of the tokens'
+// generation, whoever the writer, and trim the feed as it grows; a store reads it to hear of other processes' commits,
+// and one that fell further behind than the feed keeps forgets what it cached.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pageText } from '@plant-store/test-kit/page-text';
+import Database from 'better-sqlite3';
+import { afterAll, expect, it } from 'vitest';
+import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'plant-store-change-feed-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function migrated(name: string) {
+  const path = join(dir, name);
+  const store = openSqliteStore(path);
+  await store.migrate();
+  return { path, store };
+}
+
+/** Another writer's `times` moves of `owner`'s version, in one transaction (an owner row made first at version 0). */
+const moveOwner = (db: Database.Database, owner: string, times: number) => {
+  db.prepare('INSERT INTO owner_versions (owner, version) VALUES (?, 0)').run(owner);
+  const move = db.prepare('UPDATE owner_versions SET version = version + 1 WHERE owner = ?');
+  db.transaction(() => {
+    for (let i = 0; i < times; i++) move.run(owner);
+  })();
+};
+
+const feed = (db: Database.Database) =>
+  db.prepare('SELECT seq, owner, version FROM change_feed ORDER BY seq').all() as {
+    seq: number;
+    owner: string | null;
+    version: number;
+  }[];
+
+it('gets a row for each move of an owner version or the tokens generation, from any writer, and none for the rest', async () => {
+  const { path, store } = await migrated('rows.db');
+  const db = new Database(path);
+  try {
+    await store.plants.create('alice', { id: 1n, name: 'a1' });
+    await store.plants.create('alice', { id: 2n, name: 'a2' });
+    // A hand-made update, as a release without the feed would write it.
+    db.exec("UPDATE owner_versions SET version = version + 1 WHERE owner = 'alice'");
+    // An idempotency key counted moves no version: no row.
+    db.exec("UPDATE owner_versions SET idempotency_keys = idempotency_keys + 1 WHERE owner = 'alice'");
+    db.exec('UPDATE token_generation SET generation = generation + 1');
+    expect(feed(db)).toEqual([
+      { seq: 1, owner: 'alice', version: 1 },
+      { seq: 2, owner: 'alice', version: 2 },
+      { seq: 3, owner: 'alice', version: 3 },
+      { seq: 4, owner: null, version: 1 },
+    ]);
+  } finally {
+    db.close();
+    await store.close();
+  }
+});
+
+it('drops the rows more than 16384 behind at every 1024th', async () => {
+  const { path, store } = await migrated('trim.db');
+  const db = new Database(path);
+  try {
+    moveOwner(db, 'x', 20_000);
+    const { first, last, rows } = db
+      .prepare('SELECT min(seq) AS first, max(seq) AS last, count(*) AS rows FROM change_feed')
+      .get() as { first: number; last: number; rows: number };
+    expect(last).toBe(20_000);
+    expect(first).toBe(19_456 - 16_384 + 1); // trimmed at 19456, the last multiple of 1024
+    expect(rows).toBe(last - first + 1);
+  } finally {
+    db.close();
+    await store.close();
+  }
+});
+
+it('makes a store that fell further behind than the feed keeps forget its pages, and answer the write it missed', async () => {
+  const { path, store } = await migrated('behind.db');
+  const db = new Database(path);
+  const names = async () => {
+    store.beginRequest!();
+    return (JSON.parse(pageText(await store.plants.list('alice', { limit: 10 }))) as { name: string }[]).map(
+      (plant) => plant.name,
+    );
+  };
+  try {
+    await store.plants.create('alice', { id: 1n, name: 'a1' });
+    expect(await names()).toEqual(['a1']);
+    // Another writer adds a plant of alice's and moves her version; then 20000 moves of another owner push that row
+    // out of the feed before this store reads it.
+    db.exec("INSERT INTO plants (owner, id, name) VALUES ('alice', 2, 'a2')");
+    db.exec("UPDATE owner_versions SET version = version + 1 WHERE owner = 'alice'");
+    moveOwner(db, 'x', 20_000);
+    const misses = store.cacheStats!().misses;
+    expect(await names()).toEqual(['a1', 'a2']);
+    expect(store.cacheStats!().misses).toBe(misses + 1);
+  } finally {
+    db.close();
+    await store.close();
+  }
+});
