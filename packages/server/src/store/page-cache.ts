@@ -190,18 +190,25 @@ export class PageCache<Value = PlantPage> {
     const entries = this.#byOwner.get(owner);
     if (!entries) return;
     const version = String(to);
-    // Where each page version's changes start, and the first change from which the list runs to `to` with no gap.
-    const startOf = new Map<string, number>();
-    let unbroken = changes.at(-1)?.version === to ? 0 : changes.length;
-    for (let i = 0; i < changes.length; i++) {
-      startOf.set(String(changes[i]!.version - 1n), i);
-      if (i > 0 && changes[i]!.version !== changes[i - 1]!.version + 1n) unbroken = Math.max(unbroken, i);
+    // The first change from which the list runs to `to` with no gap: a page older than it cannot be carried.
+    let unbroken = 0;
+    for (let i = 1; i < changes.length; i++) {
+      if (changes[i]!.version !== changes[i - 1]!.version + 1n) unbroken = i;
     }
+    if (changes.at(-1)?.version !== to) unbroken = changes.length;
+    // Where a page version's changes start (-1: not all listed), found once per run of pages at one version (an
+    // owner's pages mostly share one).
+    let at: string | undefined;
+    let start = -1;
     for (const [id, entry] of entries) {
       if (!olderThan(entry.version!, version)) continue;
-      const start = startOf.get(entry.version!);
-      let kept = start !== undefined && start >= unbroken;
-      for (let i = start ?? changes.length; kept && i < changes.length; i++) {
+      if (entry.version !== at) {
+        at = entry.version!;
+        const index = unbroken < changes.length ? unbroken + Number(BigInt(at) + 1n - changes[unbroken]!.version) : -1;
+        start = index >= unbroken && index < changes.length ? index : -1;
+      }
+      let kept = start >= 0;
+      for (let i = start; kept && i < changes.length; i++) {
         kept = !pageChangedBy(changes[i]!.change, changes[i]!.id, entry.page, entry.after);
       }
       if (kept) entry.version = version;

@@ -202,6 +202,19 @@ describe('pageChangedBy', () => {
     );
     expect(cache.get('ann', 'a')).toBeUndefined();
     expect(cache.get('ann', 'b')?.version).toBe('7'); // its changes, 6 and 7, are all there
+    // A list that stops short of the version (a writer that logs no change made 12): a page after the gap in it is
+    // not carried either.
+    cache.set('ann', 'e', pageOf('[1]', { lastId: 10n, hasMore: true, version: '9' }));
+    cache.replay(
+      'ann',
+      [
+        { change: 'create', id: 34n, version: 8n },
+        { change: 'create', id: 35n, version: 10n },
+        { change: 'create', id: 36n, version: 11n },
+      ],
+      12n,
+    );
+    expect(cache.get('ann', 'e')).toBeUndefined();
     // A version moved by a writer that logged no change (an older release of the service on the same file).
     cache.set('ann', 'd', pageOf('[1]', { lastId: 10n, hasMore: true, version: '9' }));
     cache.replay('ann', [{ change: 'create', id: 33n, version: 8n }], 9n);
