@@ -172,7 +172,9 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     else {
       for (const { owner, version } of rows) {
         if (owner === null) tokensByHash.clear();
-        else if (pages.oldestVersion(owner) !== undefined) behind.set(owner, version);
+        else if (!ownMoves.has(ownMove(owner, version)) && pages.oldestVersion(owner) !== undefined) {
+          behind.set(owner, version);
+        }
       }
       if (behind.size > MAX_BEHIND) forgetAll();
     }
@@ -190,6 +192,24 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     return tokensByHash.get(secretHash.toString('latin1'));
   };
 
+  /**
+   * The owners' versions this process's own writes made, from inside their transactions until they are answered or
+   * refused (`owner\0version`): the feed's rows for them are not another process's commits. Without this, a list
+   * arriving while an own write waited for its sync brought that owner's pages up through the change log, work its
+   * afterWrite then did again (one worker, mixed: 5-7% more CPU a request than before the feed).
+   */
+  const ownMoves = new Set<string>();
+  const ownMove = (owner: string, version: string | bigint) => `${owner}\u0000${version}`;
+  /** Inside a write: moves the owner's version, logs the change, and notes the version as this process's own. */
+  const move = (owner: string, change: 'create' | 'delete', id: bigint): string => {
+    const version = idempotency.bump(owner, true, 0);
+    changes.record(owner, version, change, id);
+    ownMoves.add(ownMove(owner, version));
+    return version;
+  };
+  const forgetOwn = (owner: string, version: string) => {
+    if (version) ownMoves.delete(ownMove(owner, version));
+  };
   // The plant, its webhook events and the owner's new version, in one savepoint of the write's transaction; `moved`
   // hears that version when the plant was new.
   const insertWithEvent = (owner: string, plant: StoredPlant, moved: (version: string) => void): boolean => {
@@ -198,11 +218,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     );
     return outbox.createWithEvent(owner, plant, () => {
       const inserted = insert.run(owner, plant.id, plant.name, plant.tag ?? null).changes === 1;
-      if (inserted) {
-        const version = idempotency.bump(owner, true, 0);
-        changes.record(owner, version, 'create', plant.id);
-        moved(version);
-      }
+      if (inserted) moved(move(owner, 'create', plant.id));
       return inserted;
     });
   };
@@ -228,17 +244,25 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     plants: {
       async create(owner, plant) {
         let version = '';
-        const created = await write(() => insertWithEvent(owner, plant, (moved) => (version = moved)));
-        if (created) committedCreate(owner, plant.id, version);
-        return created;
+        try {
+          const created = await write(() => insertWithEvent(owner, plant, (moved) => (version = moved)));
+          if (created) committedCreate(owner, plant.id, version);
+          return created;
+        } finally {
+          forgetOwn(owner, version);
+        }
       },
       async createOnce(owner, plant, claim) {
         let version = '';
-        const outcome = await write(() =>
-          idempotency.createOnce(owner, claim, () => insertWithEvent(owner, plant, (moved) => (version = moved))),
-        );
-        if (outcome === true) committedCreate(owner, plant.id, version);
-        return outcome;
+        try {
+          const outcome = await write(() =>
+            idempotency.createOnce(owner, claim, () => insertWithEvent(owner, plant, (moved) => (version = moved))),
+          );
+          if (outcome === true) committedCreate(owner, plant.id, version);
+          return outcome;
+        } finally {
+          forgetOwn(owner, version);
+        }
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
         fresh();
@@ -272,19 +296,23 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       },
       async delete(owner, id) {
         const remove = statement('DELETE FROM plants WHERE owner = ? AND id = ?');
-        const version = await write(
-          db.transaction(() => {
-            if (remove.run(owner, id).changes !== 1) return undefined;
-            const moved = idempotency.bump(owner, true, 0);
-            changes.record(owner, moved, 'delete', id);
-            return moved;
-          }),
-        );
-        if (version === undefined) return false;
-        pages.afterWrite(owner, before(owner, version), version, (page, after) =>
-          pageChangedBy('delete', id, page, after),
-        );
-        return true;
+        let version = '';
+        try {
+          const removed = await write(
+            db.transaction(() => {
+              if (remove.run(owner, id).changes !== 1) return false;
+              version = move(owner, 'delete', id);
+              return true;
+            }),
+          );
+          if (!removed) return false;
+          pages.afterWrite(owner, before(owner, version), version, (page, after) =>
+            pageChangedBy('delete', id, page, after),
+          );
+          return true;
+        } finally {
+          forgetOwn(owner, version);
+        }
       },
     },
     tokens: {
