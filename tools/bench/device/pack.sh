@@ -5,7 +5,9 @@
 # stripped of SQLite's sources, other platforms' binaries, type declarations and source maps (app.tar.xz); the Node 24
 # binary the project pins (node.xz); Debian's wrk with its LuaJIT; run.sh. About 50 MB; xz keeps both cores busy for
 # a minute or two. Run from the repository root after `pnpm build`, carry .tmp/device, and run there
-# `bash .tmp/device/run.sh BENCH-OPTIONS` (run.sh says what it does).
+# `bash .tmp/device/run.sh BENCH-OPTIONS` (run.sh says what it does). With BASE=<commit>, the kit also holds that
+# commit's server build (packages/server/src of it, compiled here against this checkout's dependencies) for ab.sh,
+# which runs the bench alternately on it and on this checkout's.
 set -eu
 K=.tmp/device
 STAGE=$(mktemp -d)
@@ -20,7 +22,16 @@ mkdir -p $STAGE/app/packages $STAGE/app/docs
 ln -s ../tools/bench/node_modules/@plant-store/server $STAGE/app/packages/server
 tar -C $STAGE -cf - app | xz -T2 -6 > $K/app.tar.xz
 xz -T2 -6 -c node_modules/node/bin/node > $K/node.xz
-cp /usr/bin/wrk tools/bench/device/run.sh $K/
+cp /usr/bin/wrk tools/bench/device/run.sh tools/bench/device/ab.sh $K/
+if [ -n "${BASE:-}" ]; then
+  B=$(mktemp -d -p packages)
+  cp packages/server/tsconfig.build.json packages/server/package.json $B/
+  ln -s ../server/node_modules $B/node_modules
+  git archive "$BASE" packages/server/src | tar -x --strip-components=2 -C $B
+  (cd $B && npx tsc -p tsconfig.build.json --outDir dist-base --sourceMap false)
+  tar -C $B -cf $K/base-dist.tar dist-base
+  rm -rf $B
+fi
 cp -L "$(ldd /usr/bin/wrk | awk '/luajit/ {print $3}')" $K/
 rm -rf $STAGE
 du -sh $K
