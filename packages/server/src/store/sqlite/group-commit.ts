@@ -36,14 +36,16 @@ const LOCK_RETRY_MS = [0, 1, 1, 2, 2, 4];
 
 /**
  * Returns `enqueue`, which runs a write in the next batch transaction and resolves once that batch is durable.
- * `onBatch` hears each batch's size as it commits (metrics). `durable`, when given, makes a committed batch durable
- * (the connection then commits without syncing itself); a failure there answers the batch with 503.
+ * `onBatch` hears each batch's size as it commits (metrics), `onRollback` each batch whose transaction failed after
+ * its writes ran. `durable`, when given, makes a committed batch durable (the connection then commits without syncing
+ * itself); a failure there answers the batch with 503.
  */
 export function createGroupCommit(
   db: Database,
   maxBatch = 256,
   onBatch?: (size: number) => void,
   durable?: () => Promise<void>,
+  onRollback?: () => void,
 ): <T>(write: () => T) => Promise<T> {
   let queue: Pending<unknown>[] = [];
   let scheduled = false;
@@ -109,6 +111,7 @@ export function createGroupCommit(
       if (!began && String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) {
         return retryLater(batch, error);
       }
+      onRollback?.();
       for (const item of batch) item.reject(asStoreError(error));
       return;
     } finally {

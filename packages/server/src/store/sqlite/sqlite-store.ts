@@ -80,13 +80,31 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   // Group-committed batches are made durable by an fsync of the log on a thread of its own, not inside the commit.
   const logSync = path !== ':memory:' && options.groupCommit !== false ? syncLogOf(path) : undefined;
   if (logSync) db.pragma('synchronous = NORMAL');
+  // This process's own moves of owner versions, as the change feed will show them (`owner\0version`): those written
+  // by writes whose transaction has not committed yet, and those committed and not yet answered. The feed's rows for
+  // the second are not another process's commits (readFeed). Without this, a list arriving while an own write waited
+  // for its sync brought that owner's pages up through the change log, work the write's afterWrite then did again
+  // (one worker, mixed: 5-7% more CPU a request than before the feed, three interleaved pairs). A version counts as
+  // this process's only once committed: one rolled back may be made again by another process.
+  let uncommitted: string[] = [];
+  const ownMoves = new Set<string>();
+  const committed = () => {
+    for (const key of uncommitted) ownMoves.add(key);
+    uncommitted = [];
+  };
+  const rolledBack = () => {
+    uncommitted = [];
+  };
   const write: <T>(work: () => T) => Promise<T> =
     options.groupCommit === false
       ? async (work) => {
           wal?.wrote();
           try {
-            return work();
+            const value = work();
+            committed();
+            return value;
           } catch (error) {
+            rolledBack();
             throw asStoreError(error);
           }
         }
@@ -94,10 +112,12 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
           db,
           undefined,
           (size) => {
+            committed();
             wal?.wrote();
             options.onGroupCommit?.(size);
           },
           logSync?.sync,
+          rolledBack,
         );
 
   // Statements touching tables that migrations create are prepared on first use.
@@ -192,21 +212,26 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     return tokensByHash.get(secretHash.toString('latin1'));
   };
 
-  /**
-   * The owners' versions this process's own writes made, from inside their transactions until they are answered or
-   * refused (`owner\0version`): the feed's rows for them are not another process's commits. Without this, a list
-   * arriving while an own write waited for its sync brought that owner's pages up through the change log, work its
-   * afterWrite then did again (one worker, mixed: 5-7% more CPU a request than before the feed).
-   */
-  const ownMoves = new Set<string>();
   const ownMove = (owner: string, version: string | bigint) => `${owner}\u0000${version}`;
   /** Inside a write: moves the owner's version, logs the change, and notes the version as this process's own. */
   const move = (owner: string, change: 'create' | 'delete', id: bigint): string => {
     const version = idempotency.bump(owner, true, 0);
     changes.record(owner, version, change, id);
-    ownMoves.add(ownMove(owner, version));
+    uncommitted.push(ownMove(owner, version));
     return version;
   };
+  /** A write's work, whose moves are not this process's when it throws (its savepoint rolled them back). */
+  const own =
+    <T>(work: () => T) =>
+    (): T => {
+      const mark = uncommitted.length;
+      try {
+        return work();
+      } catch (error) {
+        uncommitted.length = mark;
+        throw error;
+      }
+    };
   const forgetOwn = (owner: string, version: string) => {
     if (version) ownMoves.delete(ownMove(owner, version));
   };
@@ -245,7 +270,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       async create(owner, plant) {
         let version = '';
         try {
-          const created = await write(() => insertWithEvent(owner, plant, (moved) => (version = moved)));
+          const created = await write(own(() => insertWithEvent(owner, plant, (moved) => (version = moved))));
           if (created) committedCreate(owner, plant.id, version);
           return created;
         } finally {
@@ -255,8 +280,10 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       async createOnce(owner, plant, claim) {
         let version = '';
         try {
-          const outcome = await write(() =>
-            idempotency.createOnce(owner, claim, () => insertWithEvent(owner, plant, (moved) => (version = moved))),
+          const outcome = await write(
+            own(() =>
+              idempotency.createOnce(owner, claim, () => insertWithEvent(owner, plant, (moved) => (version = moved))),
+            ),
           );
           if (outcome === true) committedCreate(owner, plant.id, version);
           return outcome;
@@ -299,11 +326,13 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
         let version = '';
         try {
           const removed = await write(
-            db.transaction(() => {
-              if (remove.run(owner, id).changes !== 1) return false;
-              version = move(owner, 'delete', id);
-              return true;
-            }),
+            own(
+              db.transaction(() => {
+                if (remove.run(owner, id).changes !== 1) return false;
+                version = move(owner, 'delete', id);
+                return true;
+              }),
+            ),
           );
           if (!removed) return false;
           pages.afterWrite(owner, before(owner, version), version, (page, after) =>

@@ -100,3 +100,35 @@ it('makes a store that fell further behind than the feed keeps forget its pages,
     await store.close();
   }
 });
+
+// The feed's rows for this store's own writes are skipped while they are answered; a version an own write made and
+// rolled back is not its own: another process that makes it is heard.
+it("hears another process's write of a version this store's own write made and rolled back", async () => {
+  const { path, store } = await migrated('rolled-back.db');
+  const other = openSqliteStore(path);
+  const db = new Database(path);
+  const names = async (owner: string) => {
+    store.beginRequest!();
+    return (JSON.parse(pageText(await store.plants.list(owner, { limit: 10 }))) as { name: string }[]).map(
+      (plant) => plant.name,
+    );
+  };
+  try {
+    await store.plants.create('alice', { id: 1n, name: 'a1' });
+    expect(await names('alice')).toEqual(['a1']);
+    // A keyed create whose key cannot be kept: its transaction, the move of alice's version to 2 included, rolls back.
+    db.exec(
+      "CREATE TRIGGER refuse BEFORE INSERT ON idempotency_keys WHEN NEW.key = 'refused' BEGIN SELECT RAISE(ABORT, 'refused'); END",
+    );
+    const claim = { key: 'refused', fingerprint: 'f', created: 'c', conflict: 'x', now: Date.now() };
+    await expect(store.plants.createOnce('alice', { id: 2n, name: 'a2' }, claim)).rejects.toThrow();
+    // Another process makes alice's version 2; then a write of this store's own commits.
+    await other.plants.create('alice', { id: 3n, name: 'a3' });
+    await store.plants.create('bob', { id: 1n, name: 'b1' });
+    expect(await names('alice')).toEqual(['a1', 'a3']);
+  } finally {
+    db.close();
+    await other.close();
+    await store.close();
+  }
+});
