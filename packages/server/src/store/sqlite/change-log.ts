@@ -2,9 +2,9 @@
 // id), by the owner's version each one made, written in the write's own transaction. Another process on the same
 // file (`serve --workers N`) hears of a commit as a row of the change feed (sqlite-store.ts) naming the owner and its
 // new version; with the log it replays the owner's changes over its cached pages (pageChangedBy, as it does for its
-// own writes) instead of forgetting every page of an owner another process wrote to. Without it, two workers on the mixed workload answered 5% of lists from the
-// cache where one worker answered 59%, and spent more CPU per request than one (the figures: docs/performance.md and
-// the report it links).
+// own writes) instead of forgetting every page of an owner another process wrote to. Without it, two workers on the
+// mixed workload answered 5% of lists from the cache where one worker answered 59%, and spent more CPU per request
+// than one (the figures: docs/performance.md and the report it links).
 import type Database from 'better-sqlite3';
 import type { PageCache, PlantChange } from '../page-cache.js';
 import type { PlantPage } from '../store.js';

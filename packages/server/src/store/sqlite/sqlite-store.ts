@@ -232,8 +232,17 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
         throw error;
       }
     };
-  const forgetOwn = (owner: string, version: string) => {
-    if (version) ownMoves.delete(ownMove(owner, version));
+  /**
+   * After an own write is answered or refused. A write refused after it moved the owner's version may have committed
+   * (its log's sync failed: readers see it) or not: the owner's next list brings its pages up to that version through
+   * the change log, which forgets them where the change is not there.
+   */
+  const forgetOwn = (owner: string, version: string, answered: boolean) => {
+    if (!version) return;
+    ownMoves.delete(ownMove(owner, version));
+    if (answered) return;
+    behind.set(owner, BigInt(version));
+    if (behind.size > MAX_BEHIND) forgetAll();
   };
   // The plant, its webhook events and the owner's new version, in one savepoint of the write's transaction; `moved`
   // hears that version when the plant was new.
@@ -269,26 +278,30 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     plants: {
       async create(owner, plant) {
         let version = '';
+        let answered = false;
         try {
           const created = await write(own(() => insertWithEvent(owner, plant, (moved) => (version = moved))));
+          answered = true;
           if (created) committedCreate(owner, plant.id, version);
           return created;
         } finally {
-          forgetOwn(owner, version);
+          forgetOwn(owner, version, answered);
         }
       },
       async createOnce(owner, plant, claim) {
         let version = '';
+        let answered = false;
         try {
           const outcome = await write(
             own(() =>
               idempotency.createOnce(owner, claim, () => insertWithEvent(owner, plant, (moved) => (version = moved))),
             ),
           );
+          answered = true;
           if (outcome === true) committedCreate(owner, plant.id, version);
           return outcome;
         } finally {
-          forgetOwn(owner, version);
+          forgetOwn(owner, version, answered);
         }
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
@@ -324,6 +337,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       async delete(owner, id) {
         const remove = statement('DELETE FROM plants WHERE owner = ? AND id = ?');
         let version = '';
+        let answered = false;
         try {
           const removed = await write(
             own(
@@ -334,13 +348,14 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
               }),
             ),
           );
+          answered = true;
           if (!removed) return false;
           pages.afterWrite(owner, before(owner, version), version, (page, after) =>
             pageChangedBy('delete', id, page, after),
           );
           return true;
         } finally {
-          forgetOwn(owner, version);
+          forgetOwn(owner, version, answered);
         }
       },
     },

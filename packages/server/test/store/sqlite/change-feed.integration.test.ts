@@ -122,6 +122,10 @@ it("hears another process's write of a version this store's own write made and r
     );
     const claim = { key: 'refused', fingerprint: 'f', created: 'c', conflict: 'x', now: Date.now() };
     await expect(store.plants.createOnce('alice', { id: 2n, name: 'a2' }, claim)).rejects.toThrow();
+    // A refused write may have committed (a failed log sync) or not: the owner's pages are read again.
+    const misses = store.cacheStats!().misses;
+    expect(await names('alice')).toEqual(['a1']);
+    expect(store.cacheStats!().misses).toBe(misses + 1);
     // Another process makes alice's version 2; then a write of this store's own commits.
     await other.plants.create('alice', { id: 3n, name: 'a3' });
     await store.plants.create('bob', { id: 1n, name: 'b1' });
