@@ -220,29 +220,41 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     uncommitted.push(ownMove(owner, version));
     return version;
   };
-  /** A write's work, whose moves are not this process's when it throws (its savepoint rolled them back). */
-  const own =
-    <T>(work: () => T) =>
-    (): T => {
-      const mark = uncommitted.length;
-      try {
-        return work();
-      } catch (error) {
-        uncommitted.length = mark;
-        throw error;
-      }
-    };
   /**
-   * After an own write is answered or refused. A write refused after it moved the owner's version may have committed
-   * (its log's sync failed: readers see it) or not: the owner's next list brings its pages up to that version through
-   * the change log, which forgets them where the change is not there.
+   * Runs a write of the owner's plants (`moved` hears the version it made, if it made one), then `answered` with its
+   * value and that version. Its moves stop being this process's own once it is answered or refused; when its work
+   * throws, they never were (its savepoint rolled them back). A write refused after it moved the version may have
+   * committed (its log's sync failed: readers see it) or not: the owner's next list brings its pages up to that
+   * version through the change log, which forgets them where the change is not there.
    */
-  const forgetOwn = (owner: string, version: string, answered: boolean) => {
-    if (!version) return;
-    ownMoves.delete(ownMove(owner, version));
-    if (answered) return;
-    behind.set(owner, BigInt(version));
-    if (behind.size > MAX_BEHIND) forgetAll();
+  const ownWrite = async <T, R>(
+    owner: string,
+    work: (moved: (version: string) => void) => T,
+    answered: (value: T, version: string) => R,
+  ): Promise<R> => {
+    let version = '';
+    let refused = true;
+    try {
+      const value = await write(() => {
+        const mark = uncommitted.length;
+        try {
+          return work((moved) => (version = moved));
+        } catch (error) {
+          uncommitted.length = mark;
+          throw error;
+        }
+      });
+      refused = false;
+      return answered(value, version);
+    } finally {
+      if (version) {
+        ownMoves.delete(ownMove(owner, version));
+        if (refused) {
+          behind.set(owner, BigInt(version));
+          if (behind.size > MAX_BEHIND) forgetAll();
+        }
+      }
+    }
   };
   // The plant, its webhook events and the owner's new version, in one savepoint of the write's transaction; `moved`
   // hears that version when the plant was new.
@@ -276,33 +288,25 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     beginRequest,
     kind: 'sqlite',
     plants: {
-      async create(owner, plant) {
-        let version = '';
-        let answered = false;
-        try {
-          const created = await write(own(() => insertWithEvent(owner, plant, (moved) => (version = moved))));
-          answered = true;
-          if (created) committedCreate(owner, plant.id, version);
-          return created;
-        } finally {
-          forgetOwn(owner, version, answered);
-        }
+      create(owner, plant) {
+        return ownWrite(
+          owner,
+          (moved) => insertWithEvent(owner, plant, moved),
+          (created, version) => {
+            if (created) committedCreate(owner, plant.id, version);
+            return created;
+          },
+        );
       },
-      async createOnce(owner, plant, claim) {
-        let version = '';
-        let answered = false;
-        try {
-          const outcome = await write(
-            own(() =>
-              idempotency.createOnce(owner, claim, () => insertWithEvent(owner, plant, (moved) => (version = moved))),
-            ),
-          );
-          answered = true;
-          if (outcome === true) committedCreate(owner, plant.id, version);
-          return outcome;
-        } finally {
-          forgetOwn(owner, version, answered);
-        }
+      createOnce(owner, plant, claim) {
+        return ownWrite(
+          owner,
+          (moved) => idempotency.createOnce(owner, claim, () => insertWithEvent(owner, plant, moved)),
+          (outcome, version) => {
+            if (outcome === true) committedCreate(owner, plant.id, version);
+            return outcome;
+          },
+        );
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
         fresh();
@@ -334,29 +338,23 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
         pages.set(owner, key, page, after);
         return page;
       },
-      async delete(owner, id) {
+      delete(owner, id) {
         const remove = statement('DELETE FROM plants WHERE owner = ? AND id = ?');
-        let version = '';
-        let answered = false;
-        try {
-          const removed = await write(
-            own(
-              db.transaction(() => {
-                if (remove.run(owner, id).changes !== 1) return false;
-                version = move(owner, 'delete', id);
-                return true;
-              }),
-            ),
-          );
-          answered = true;
-          if (!removed) return false;
-          pages.afterWrite(owner, before(owner, version), version, (page, after) =>
-            pageChangedBy('delete', id, page, after),
-          );
-          return true;
-        } finally {
-          forgetOwn(owner, version, answered);
-        }
+        return ownWrite(
+          owner,
+          db.transaction((moved: (version: string) => void) => {
+            if (remove.run(owner, id).changes !== 1) return false;
+            moved(move(owner, 'delete', id));
+            return true;
+          }),
+          (removed, version) => {
+            if (!removed) return false;
+            pages.afterWrite(owner, before(owner, version), version, (page, after) =>
+              pageChangedBy('delete', id, page, after),
+            );
+            return true;
+          },
+        );
       },
     },
     tokens: {
