@@ -1,4 +1,4 @@
-// Issue 10, item 16: identity-provider JWTs must expire (within JWT_MAX_LIFETIME_S), must not be issued in the future,
+// Identity-provider JWTs must expire (within JWT_MAX_LIFETIME_S), must not be issued in the future,
 // must be access tokens by `typ`, and their `sub` follows the CLI's subject rules; each failure is a 401, never a 500
 // (PostgreSQL refused a U+0000 in `sub` with a 500). Runs on every engine.
 import { createTestApp, type TestApp } from '@plant-store/test-kit';

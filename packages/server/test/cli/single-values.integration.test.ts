@@ -1,4 +1,4 @@
-// Issue 10, item 20: the CLI refuses a repeated single-value option, and subjects with leading or trailing space
+// The CLI refuses a repeated single-value option, and subjects with leading or trailing space
 // (" alice" and "alice" would be two principals that look the same in `token list`).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

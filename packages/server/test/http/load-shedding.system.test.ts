@@ -1,4 +1,4 @@
-// Issue 10, "Also": under event-loop overload the service answers 503 with Retry-After at once (load shedding with
+// Under event-loop overload the service answers 503 with Retry-After at once (load shedding with
 // an event-loop delay sampler) instead of queueing without bound, and serves again once the loop keeps up.
 import { createTestApp, type TestApp } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

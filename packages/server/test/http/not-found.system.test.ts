@@ -1,4 +1,4 @@
-// Issue 10, High 1: a body sent to a route that does not exist, or with a method the route does not allow, is never
+// A body sent to a route that does not exist, or with a method the route does not allow, is never
 // read: the 404 / 405 comes as soon as the headers are in, and the connection is closed behind it.
 import { startTestServer, type TestServer } from '@plant-store/test-kit';
 import { openRaw, parseAnswers } from '@plant-store/test-kit/raw-socket';

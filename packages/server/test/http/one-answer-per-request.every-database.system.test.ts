@@ -1,4 +1,4 @@
-// Issue 10, items 5, 6, 12 and 15 over a real socket: answers come in request order and one per request, raw answers
+// Over a real socket: answers come in request order and one per request, raw answers
 // carry the contract's Error shape and headers, and `100 Continue` is sent only once the body will be read.
 import { startTestServer, type TestServer } from '@plant-store/test-kit';
 import { openRaw, parseAnswers } from '@plant-store/test-kit/raw-socket';

@@ -1,4 +1,4 @@
-// Issue 10, item 19: /docs/static/index.html with a query string redirected to itself forever (@fastify/swagger-ui
+// /docs/static/index.html with a query string redirected to itself forever (@fastify/swagger-ui
 // 6.1.3 anchors its regex at the end of the URL). It now leads to the docs page in one step.
 import { createTestApp, type TestApp } from '@plant-store/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

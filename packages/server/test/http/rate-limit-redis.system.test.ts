@@ -1,4 +1,4 @@
-// Issue 10, Medium 3: with REDIS_URL set and Redis unreachable, requests are not stalled (no offline queue, a short
+// With REDIS_URL set and Redis unreachable, requests are not stalled (no offline queue, a short
 // command timeout), each process limits on its own meanwhile, the change is logged once, and /readyz says degraded.
 import { createServer, type Server } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '@plant-store/test-kit';

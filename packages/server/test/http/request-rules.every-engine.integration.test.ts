@@ -1,5 +1,5 @@
-// Issue 10, Low items answered through inject (every engine): integer literals (8), text integrity (9), DELETE without
-// a body (11), bad percent-escapes (12), HEAD (13), lenient limit (18); and caller-chosen text (a field's or a
+// Request rules answered through inject (every engine): integer literals, text integrity, DELETE without a body,
+// bad percent-escapes, HEAD, a lenient limit; and caller-chosen text (a field's or a
 // parameter's name, a path, a charset) cut short in every refusal that repeats it.
 import { createTestApp, type TestApp } from '@plant-store/test-kit';
 import { type Call, call } from '@plant-store/test-kit/contract-call';

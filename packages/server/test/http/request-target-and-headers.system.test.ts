@@ -1,4 +1,4 @@
-// Issue 10, items 10 and 14 over a real socket: the Link header comes from the route's path, never from the request
+// Over a real socket: the Link header comes from the route's path, never from the request
 // target, and two Authorization headers are a 400 rather than "the first wins".
 import { FRAGMENT_IN_TARGET_MESSAGE } from '@plant-store/contract';
 import { startTestServer, type TestServer } from '@plant-store/test-kit';

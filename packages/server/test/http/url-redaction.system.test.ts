@@ -1,4 +1,4 @@
-// Issue 10, item 7: a token in the query string never reaches the log, however its name is percent-encoded.
+// A token in the query string never reaches the log, however its name is percent-encoded.
 import { createTestDatabase, type TestDatabase } from '@plant-store/test-kit';
 import { type ServerProcess, startServerProcess } from '@plant-store/test-kit/server-process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue 10, Medium 4: with a PostgreSQL table locked, every request answers within the request timeout: a timed-out
+// With a PostgreSQL table locked, every request answers within the request timeout: a timed-out
 // statement and an exhausted pool are both 503 with Retry-After, never a stall and never a 500.
 import { createTestDatabase, type TestDatabase } from '@plant-store/test-kit';
 import { call } from '@plant-store/test-kit/contract-call';

@@ -1,4 +1,4 @@
-// Issue 10, item 17: deleting (or replacing) the SQLite file under a running service is noticed: readiness fails with
+// Deleting (or replacing) the SQLite file under a running service is noticed: readiness fails with
 // 503 instead of saying ok while every write goes to a file nobody will ever open again.
 
 import { renameSync, rmSync, writeFileSync } from 'node:fs';

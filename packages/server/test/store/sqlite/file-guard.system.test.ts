@@ -1,4 +1,4 @@
-// Issue 10, item 17 (start-up half): when the SQLite files are deleted under a running service, the next start must not
+// At start-up: when the SQLite files are deleted under a running service, the next start must not
 // create an empty database in their place and carry on as if nothing happened. `plant-store serve` and the token
 // commands refuse with a message naming the way out; `plant-store migrate` creates a new database on purpose. A path
 // that never held a database still starts fresh (the quick start), and says so in its log.
