@@ -203,7 +203,8 @@ interface WarmUpIds {
 }
 /**
  * Warms a running target up on one scenario just before its measured run, by the rule every target and the hot-read
- * A/B share (warm-up.ts: runs of WARM_UP_SECONDS until two in a row agree on CPU per request, capped), unrecorded.
+ * A/B share (warm-up.ts: runs of WARM_UP_SECONDS until two in a row agree on CPU per request, near the lowest so
+ * far, capped), unrecorded.
  * Measured cold, the mixed workload paid for filling plant-store's page cache (40 principals x 91 page sizes) inside
  * its figure, which a peer with no cache never does. The create warm-up's runs take consecutive ids (each run starts
  * past the last one's answered requests and one in flight per connection); the delete warm-up deletes them the same way, in runs
@@ -723,7 +724,7 @@ ${process.version}, ${execFileSync('nproc').toString().trim()} cores (${execFile
 open-loop generator pinned to core 1. Each round starts every target in turn (the order rotates by one target per
 round) on a fresh database, seeds ${PRINCIPALS} principals with ${PLANTS_PER_PRINCIPAL} plants each over HTTP, runs the closed-loop
 scenarios, each just after a warm-up on that same scenario (not recorded; one rule for every target, \`tools/bench/src/warm-up.ts\`: runs of
-${WARM_UP_SECONDS} s until two in a row agree on the server's CPU per request within ${WARM_UP_TOLERANCE * 100}%, at most ${WARM_UP_MAX_RUNS}, so a cache is filled and
+${WARM_UP_SECONDS} s until two in a row agree on the server's CPU per request within ${WARM_UP_TOLERANCE * 100}%, the last as near the lowest run so far, at most ${WARM_UP_MAX_RUNS}, so a cache is filled and
 code compiled before the figure, not inside it; a delete warm-up, in runs of ${WARM_UP_SECONDS / 2} s, deletes the plants the create warm-up made,
 in order, leaving the measured create run's plants to the measured delete run), then the open-loop runs at 50% and 80% of the capacity that
 target just showed (after its closed-loop runs of the same operation, so warm); the targets' warm-ups took ${(warmUpSeconds / 60).toFixed(1)} of the run's ${minutes.toFixed(1)} minutes. The hot-read A/B
@@ -760,7 +761,7 @@ ${closedRows.join('\n')}
 ${
   abPairs.length + abPairsPostgres.length === 0
     ? 'Not run (`--ab-pairs 0`, or a run without both targets).'
-    : `Each plant-store target present (${SQLITE}, then ${POSTGRES}, whose every cached answer waits for the read barrier's check) against ${BARE}, both started at once (core 0) and warmed up alike (runs of ${WARM_UP_SECONDS} s of wrk until two in a row agree on CPU per request within ${WARM_UP_TOLERANCE * 100}%, at most ${WARM_UP_MAX_RUNS}: \`tools/bench/src/warm-up.ts\`), then ${abPairsPerRound} pairs of wrk runs per round (core 1, \`-t1 -c${connections}\`, ${seconds} s, \`GET /plants?limit=100\` as one principal: the same 100 plants, the same response schema), alternating between the two, the one that goes first swapping every pair; ${abPairs.length + abPairsPostgres.length} pairs in all. The ratio is taken per pair and summarised as the median (min-max) over the pairs.
+    : `Each plant-store target present (${SQLITE}, then ${POSTGRES}, whose every cached answer waits for the read barrier's check) against ${BARE}, both started at once (core 0) and warmed up alike (runs of ${WARM_UP_SECONDS} s of wrk until two in a row agree on CPU per request within ${WARM_UP_TOLERANCE * 100}%, the last as near the lowest so far, at most ${WARM_UP_MAX_RUNS}: \`tools/bench/src/warm-up.ts\`), then ${abPairsPerRound} pairs of wrk runs per round (core 1, \`-t1 -c${connections}\`, ${seconds} s, \`GET /plants?limit=100\` as one principal: the same 100 plants, the same response schema), alternating between the two, the one that goes first swapping every pair; ${abPairs.length + abPairsPostgres.length} pairs in all. The ratio is taken per pair and summarised as the median (min-max) over the pairs.
 
 ${[abTable(SQLITE, abPairs), abTable(POSTGRES, abPairsPostgres)].filter((table) => table !== '').join('\n\n')}`
 }

@@ -24,12 +24,15 @@ const { values } = parseArgs({
 // `pnpm bench:runtime` runs this in tools/bench: relative paths are the caller's, where pnpm was started (INIT_CWD).
 const here = (path: string | undefined) => path && resolve(process.env.INIT_CWD ?? process.cwd(), path);
 const baseCheckout = here(values['base-checkout']);
-const baseNode = here(values['base-node']);
-if (!baseCheckout || !baseNode) {
+const givenNode = here(values['base-node']);
+if (!baseCheckout || !givenNode) {
   console.error('usage: pnpm bench:runtime --base-checkout DIR --base-node PATH [--rounds 3] [--seconds 5]');
   process.exit(2);
 }
 requireWrk();
+// The binary itself, where PATH names a launcher (node_modules/.bin/node is a shell script that starts it): the
+// server's process is then Node, whose pid, CPU and RSS are measured, not a shell's around it.
+const baseNode = execFileSync(givenNode, ['-p', 'process.execPath'], { encoding: 'utf8' }).trim();
 
 const versionOf = (node: string) => execFileSync(node, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
 const scenarios = values.scenarios.split(',').map((text) => text.trim()) as Scenario[];

@@ -1,4 +1,5 @@
-// The hot-read A/B's warm-up rule (src/warm-up.ts): runs until two in a row agree on CPU per request, within a cap.
+// The warm-up rule every target shares (src/warm-up.ts): runs until two in a row agree on CPU per request and the last
+// is near the lowest so far, within a cap.
 import { describe, expect, it } from 'vitest';
 import { warmUntilSteady } from '../src/warm-up.js';
 
@@ -17,6 +18,18 @@ describe('warmUntilSteady', () => {
   it('always makes at least two runs, so a single figure is never taken as steady', async () => {
     const warm = await warmUntilSteady(runsOf([50, 50]), { maxRuns: 1 });
     expect(warm.runs).toHaveLength(2);
+    expect(warm.steady).toBe(true);
+  });
+
+  it('goes on while two runs agree well above an earlier, lower one (both slowed by a neighbour, not steady)', async () => {
+    const warm = await warmUntilSteady(runsOf([140, 67, 103, 100, 70, 68, 50]), { tolerance: 0.05 });
+    expect(warm.runs.map((run) => run.cpuUsPerRequest)).toEqual([140, 67, 103, 100, 70, 68]);
+    expect(warm.steady).toBe(true);
+  });
+
+  it('takes two agreeing runs a little above the lowest as steady', async () => {
+    const warm = await warmUntilSteady(runsOf([90, 60, 62, 63]), { tolerance: 0.05 });
+    expect(warm.runs.map((run) => run.cpuUsPerRequest)).toEqual([90, 60, 62]);
     expect(warm.steady).toBe(true);
   });
 
