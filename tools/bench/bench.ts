@@ -11,9 +11,11 @@
 // only the sustained-load test runs); the layer pricing (tools/bench/src/layers.ts) and the options that shorten a run
 // are listed by `pnpm bench --help`.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { showSummary, summariseProfiles } from './src/cpu-profiles.js';
 import { deleteSeconds } from './src/delete-run.js';
 import { type AbPair, hotReadAB } from './src/hot-read-ab.js';
 import { DEFAULTS, priceLayers } from './src/layers.js';
@@ -67,6 +69,7 @@ const { values } = parseArgs({
     'layer-rounds': { type: 'string' },
     'ab-pairs': { type: 'string', default: '3' },
     workers: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const HELP = `Usage: pnpm bench [options]
@@ -88,6 +91,8 @@ docs/benchmarks.md and docs/benchmarks.svg. Needs Debian's wrk (apt-get install 
                       1,2 on 2 cores, 1,2,4,8 on 16; N on cores 0..N-1 and wrk on the rest where the machine has
                       N+1 cores, else unpinned with wrk on the last core (alone: with --targets none,
                       --no-scale and --no-layers)
+  --cpu-prof DIR      the workers stage's servers write V8 CPU profiles into DIR (a folder per N and round,
+                      warm-up included), and the stage prints each one's largest self times
   --ab-pairs N        pairs of each hot-read A/B each round: SQLite, and PostgreSQL when up, against bare
                       Fastify (default 3; 0 skips it)
   --layers all|LIST  only price the layers (all, or the comma-separated names), print the table, write nothing
@@ -406,8 +411,14 @@ const workers = workersList
       port,
       newBase,
       log: (line) => console.log(line),
+      ...(values['cpu-prof'] ? { cpuProfDir: resolve(process.env.INIT_CWD ?? process.cwd(), values['cpu-prof']) } : {}),
     })
   : undefined;
+if (workers && values['cpu-prof']) {
+  const root = resolve(process.env.INIT_CWD ?? process.cwd(), values['cpu-prof']);
+  for (const folder of readdirSync(root).sort())
+    console.log(showSummary(folder, summariseProfiles(join(root, folder))));
+}
 port += rounds * (workersList?.length ?? 0) + 1;
 const layers = values['no-layers'] ? undefined : await layerTable(undefined, Number(values['layer-rounds'] ?? rounds));
 const minutes = (Date.now() - began) / 60_000;

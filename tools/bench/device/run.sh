@@ -5,6 +5,7 @@
 # open-loop generator on core 1; the workers stage puts N workers on cores 0..N-1 and wrk on the rest), and copies the
 # report (benchmarks.md) to $OUT when OUT is set. The device has no PostgreSQL: pass --no-postgres.
 # Example: OUT=$OUT bash .tmp/device/run.sh --targets none --workers 1,2,4,8 --rounds 2 --no-scale --no-layers --no-postgres
+# (add --cpu-prof $OUT/prof for each start's CPU profiles and the functions that took the most time, per N)
 set -u
 K=$(cd "$(dirname "$0")" && pwd)
 cd $K

@@ -197,6 +197,8 @@ export async function serveWorkers(options: {
   port: number;
   workers: number;
   cores: string | null;
+  /** More environment for the primary and (inherited) its workers, e.g. NODE_OPTIONS. */
+  env?: Record<string, string>;
 }): Promise<Running> {
   const child = launch(
     [BIN, 'serve', '--workers', String(options.workers)],
@@ -206,6 +208,7 @@ export async function serveWorkers(options: {
       LOG_LEVEL: 'warn',
       RATE_LIMIT_MAX: '0',
       METRICS_PORT: 'off',
+      ...options.env,
     },
     process.execPath,
     options.cores,

@@ -1,5 +1,6 @@
 // The workers stage (`pnpm bench --workers 1,2`): `plant-store serve --workers N` on SQLite under the mixed workload,
-// each N started fresh on a copy of one seeded database, warmed up by the rule every target shares (warm-up.ts) up to
+// each N started fresh on a copy of one seeded database (with `--cpu-prof DIR`, its processes write V8 CPU profiles
+// there: cpu-profiles.ts), warmed up by the rule every target shares (warm-up.ts) up to
 // a higher cap (WORKERS_WARM_UP_MAX_RUNS: each worker fills a cache of its own), then measured; rounds interleave the
 // Ns, the order alternating (workers-plan.ts says where each runs and with what load). The server's CPU counts every process, the primary and its workers.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -33,6 +34,8 @@ export async function workersStage(options: {
   port: number;
   newBase: () => number;
   log: (line: string) => void;
+  /** Where each start's V8 CPU profiles go (a folder per N and round, `workers-N-round-R`); none when undefined. */
+  cpuProfDir?: string;
 }): Promise<WorkersStage> {
   const cores = availableParallelism();
   const placements = options.list.map((workers) => placement(cores, workers));
@@ -51,12 +54,14 @@ export async function workersStage(options: {
         const where = placements.find((p) => p.workers === workers)!;
         const dir = mkdtempSync(join(tmpdir(), 'plant-store-bench-workers-'));
         cpSync(templateDir, dir, { recursive: true });
+        const profiles = options.cpuProfDir && join(options.cpuProfDir, `workers-${workers}-round-${round + 1}`);
         const server = await serveWorkers({
           databaseUrl: `sqlite:${join(dir, 'bench.db')}`,
           tokens,
           port: port++,
           workers,
           cores: where.serverCores ?? null,
+          ...(profiles ? { env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profiles}` } } : {}),
         });
         try {
           const run = (seconds: number) =>
