@@ -80,7 +80,7 @@ export function bodyNameField(
 }
 
 /** Whether an invalid plan's one broken rule is its body's id, sent in a wrong form (`<id>.5`, or as text). Told by the
- * value, not by the plan's label of the rule, which differs by where the plan was drawn (`body id: type`). */
+ * value, not by the plan's label of the rule (`body id: type`), which a `true` or `null` id gets too. */
 function isWrongIdForm(plan: Plan): boolean {
   const value = (plan.shape.body as Record<string, unknown> | undefined)?.[bodyIdField(plan.operation) ?? 'id'];
   return plan.kind === 'invalid' && (value instanceof RawNumber || typeof value === 'string');

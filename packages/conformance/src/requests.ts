@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { ContractOperation, Parameter, Schema } from './contract.js';
 import type { OutgoingRequest, Principal } from './http-client.js';
 import type { ReservedRange } from './reserved-ids.js';
-import { invalidValue, RawNumber, toJson, validValue } from './schema-arbitraries.js';
+import { brokenRule, invalidValue, RawNumber, toJson, validValue } from './schema-arbitraries.js';
 
 /** The values of one request, before they are written into a URL and a body. */
 export interface Shape {
@@ -53,7 +53,8 @@ export interface Plan {
   kind: PlanKind;
   shape: Shape;
   credentials: Credentials;
-  /** What makes it invalid, when it is (`name: maxLength`, `limit: minimum`, ...). */
+  /** What makes it invalid, when it is, labelled by brokenRule: `body name: maxLength`, `query limit: minimum`,
+   * `path id: type`, `body: type`, `body: truncated JSON`. */
   breaks?: string;
 }
 
@@ -107,43 +108,46 @@ export const unauthenticated: fc.Arbitrary<Credentials> = fc.oneof(
   ),
 );
 
+/** A parameter's value that breaks one rule of its schema, with the rule. */
+interface BrokenParameter {
+  value: unknown;
+  rule: string;
+}
+
 /** The int64 values of path and query parameters as text a lenient server might still read, all in the block. */
-function invalidIdTexts(range: ReservedRange): fc.Arbitrary<{ value: unknown; breaks: string }> {
+function invalidIdTexts(range: ReservedRange): fc.Arbitrary<BrokenParameter> {
   return fc.oneof(
     range.arbitrary.chain((id) =>
       fc.constantFrom(
-        { value: `${id}.0`, breaks: 'type' },
-        { value: `${id}.5`, breaks: 'type' },
-        { value: `${id}e0`, breaks: 'type' },
-        { value: `0${id < 0n ? id + 0n : id}`.replace('0-', '-0'), breaks: 'type' },
-        { value: `+${id}`, breaks: 'type' },
-        { value: ` ${id}`, breaks: 'type' },
-        { value: `${id}abc`, breaks: 'type' },
-        { value: `0x${id.toString(16)}`, breaks: 'type' },
+        { value: `${id}.0`, rule: 'type' },
+        { value: `${id}.5`, rule: 'type' },
+        { value: `${id}e0`, rule: 'type' },
+        { value: `0${id < 0n ? id + 0n : id}`.replace('0-', '-0'), rule: 'type' },
+        { value: `+${id}`, rule: 'type' },
+        { value: ` ${id}`, rule: 'type' },
+        { value: `${id}abc`, rule: 'type' },
+        { value: `0x${id.toString(16)}`, rule: 'type' },
       ),
     ),
     fc.constantFrom(
-      { value: String(INT64_MAX + 1n), breaks: 'int64 range' },
-      { value: String(INT64_MIN - 1n), breaks: 'int64 range' },
-      { value: '1'.repeat(40), breaks: 'int64 range' },
-      { value: 'abc', breaks: 'type' },
-      { value: 'true', breaks: 'type' },
-      { value: 'null', breaks: 'type' },
+      { value: String(INT64_MAX + 1n), rule: 'int64 range' },
+      { value: String(INT64_MIN - 1n), rule: 'int64 range' },
+      { value: '1'.repeat(40), rule: 'int64 range' },
+      { value: 'abc', rule: 'type' },
+      { value: 'true', rule: 'type' },
+      { value: 'null', rule: 'type' },
     ),
   );
 }
 
 /** A parameter's value as it travels (text): a type error that still reads as valid text is no error on the wire. */
-function invalidParameter(
-  parameter: Parameter,
-  range: ReservedRange,
-): fc.Arbitrary<{ value: unknown; breaks: string }> {
+function invalidParameter(parameter: Parameter, range: ReservedRange): fc.Arbitrary<BrokenParameter> {
   const schema = parameter.schema;
   if (schema.type === 'integer' && schema.format === 'int64') return invalidIdTexts(range);
   return invalidValue(schema, { int64: range.arbitrary })
     .filter(({ value }) => value !== null && typeof value !== 'object' && String(value) !== '')
-    .filter(({ value, breaks }) => {
-      if (breaks !== 'type') return true;
+    .filter(({ value, rule }) => {
+      if (rule !== 'type') return true;
       // "12" is an integer on the wire; 5 or true are strings there.
       return schema.type === 'integer' ? !INTEGER_TEXT.test(String(value)) : false;
     });
@@ -199,8 +203,8 @@ export function plansFor(operation: ContractOperation, context: GenerationContex
           fc
             .string({ maxLength: 80 })
             .filter((text) => text !== '' && !new RegExp(String(parameter.schema.pattern ?? '.'), 'u').test(text))
-            .map((value) => ({ value, breaks: 'pattern' })),
-          fc.constant({ value: 'x'.repeat(Number(parameter.schema.maxLength ?? 64) + 1), breaks: 'maxLength' }),
+            .map((value) => ({ value, rule: 'pattern' })),
+          fc.constant({ value: 'x'.repeat(Number(parameter.schema.maxLength ?? 64) + 1), rule: 'maxLength' }),
         )
       : invalidParameter(parameter, range);
     choices.push({
@@ -214,7 +218,7 @@ export function plansFor(operation: ContractOperation, context: GenerationContex
             [parameter.in]: { ...shape[parameter.in as 'path' | 'query'], [parameter.name]: bad.value },
           },
           credentials,
-          breaks: `${parameter.name}: ${bad.breaks}`,
+          breaks: brokenRule(bad.rule, parameter.name, parameter.in as 'path' | 'query'),
         }),
       ),
     });
@@ -265,7 +269,7 @@ export function plansFor(operation: ContractOperation, context: GenerationContex
             kind: 'invalid',
             shape: { ...shape, body: bad.value },
             credentials,
-            breaks: `body ${bad.breaks}`,
+            breaks: brokenRule(bad.rule, bad.field, 'body'),
           }),
         ),
       },
@@ -278,7 +282,7 @@ export function plansFor(operation: ContractOperation, context: GenerationContex
             kind: 'malformed-body',
             shape: { ...shape, bodyText: text.slice(0, Math.max(0, text.length - cut)) },
             credentials,
-            breaks: 'truncated JSON',
+            breaks: brokenRule('truncated JSON', undefined, 'body'),
           };
         }),
       },
@@ -343,12 +347,12 @@ export function edgePlans(operation: ContractOperation, fresh: () => Shape): Pla
   const at = (kind: PlanKind, shape: Shape, breaks?: string) =>
     out.push({ operation, kind, shape, credentials, ...(breaks ? { breaks } : {}) });
   for (const parameter of operation.parameters.filter((p) => p.in === 'query' && !isOpaque(p))) {
-    for (const [value, breaks] of boundsOf(parameter.schema)) {
+    for (const [value, rule] of boundsOf(parameter.schema)) {
       const base = fresh();
       at(
-        breaks ? 'invalid' : 'valid',
+        rule ? 'invalid' : 'valid',
         { ...base, query: { ...base.query, [parameter.name]: value } },
-        breaks && `${parameter.name}: ${breaks}`,
+        rule && brokenRule(rule, parameter.name, 'query'),
       );
     }
   }
@@ -357,12 +361,12 @@ export function edgePlans(operation: ContractOperation, fresh: () => Shape): Pla
   if (operation.body) {
     const fields = flattenProperties(operation.body);
     for (const [name, schema] of Object.entries(fields)) {
-      for (const [value, breaks] of boundsOf(schema)) {
+      for (const [value, rule] of boundsOf(schema)) {
         const base = fresh();
         at(
-          breaks ? 'invalid' : 'valid',
+          rule ? 'invalid' : 'valid',
           { ...base, body: { ...(base.body as object), [name]: value } },
-          breaks && `${name}: ${breaks}`,
+          rule && brokenRule(rule, name, 'body'),
         );
       }
     }

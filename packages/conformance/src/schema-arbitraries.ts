@@ -16,8 +16,32 @@ export interface ArbitraryOptions {
 
 export interface BrokenValue {
   value: unknown;
-  /** The rule broken: a JSON Schema keyword (`type`, `maxLength`, ...), `int64 range`, `required x`, ... */
+  /** The rule broken: a JSON Schema keyword (`type`, `maxLength`, `required`, ...), `int64 range`, `unknown field`. */
+  rule: string;
+  /** The field whose rule it is (a path, `a.b`, in nested objects); absent for a rule of the value itself. */
+  field?: string;
+  /** Both, as brokenRule labels them: `name: maxLength`, `color: unknown field`, `type`. */
   breaks: string;
+}
+
+/** Where a rule of a request is broken: a path or query parameter, or the body. */
+export type RuleSite = 'path' | 'query' | 'body';
+
+/**
+ * A broken rule's label, in one shape wherever it is built: `<where> <field>: <rule>` (`query limit: minimum`,
+ * `path id: type`, `body name: maxLength`, `body color: unknown field`); `<where>: <rule>` for a rule of the whole
+ * body (`body: type`); without `where`, the label within a value (`name: maxLength`, `type`). A field name other than
+ * letters, digits, `_`, `-` and `.` (an unknown field's, drawn at random) is quoted as JSON, so the shape holds.
+ */
+export function brokenRule(rule: string, field?: string, where?: RuleSite): string {
+  const named = field === undefined ? undefined : /^[\w.-]+$/.test(field) ? field : JSON.stringify(field);
+  if (where === undefined) return named === undefined ? rule : `${named}: ${rule}`;
+  return named === undefined ? `${where}: ${rule}` : `${where} ${named}: ${rule}`;
+}
+
+/** A value that breaks `rule`, of its `field` when given. */
+function broken(value: unknown, rule: string, field?: string): BrokenValue {
+  return { value, rule, ...(field === undefined ? {} : { field }), breaks: brokenRule(rule, field) };
 }
 
 function patternOf(schema: Schema): RegExp | undefined {
@@ -82,7 +106,7 @@ export function validValue(input: Schema, options: ArbitraryOptions = {}): fc.Ar
 /** Values that break one rule of the schema, each with the rule it breaks. */
 export function invalidValue(input: Schema, options: ArbitraryOptions = {}): fc.Arbitrary<BrokenValue> {
   const schema = flattenAllOf(input);
-  const wrong = (value: unknown, breaks: string) => fc.constant({ value, breaks });
+  const wrong = (value: unknown, rule: string) => fc.constant(broken(value, rule));
   const options_: fc.Arbitrary<BrokenValue>[] = [];
   switch (schema.type) {
     case 'string': {
@@ -100,7 +124,7 @@ export function invalidValue(input: Schema, options: ArbitraryOptions = {}): fc.
         options_.push(
           fc
             .string({ minLength: max + 1, maxLength: max + 40 })
-            .map((value) => ({ value: value.padEnd(max + 1, 'x'), breaks: 'maxLength' })),
+            .map((value) => broken(value.padEnd(max + 1, 'x'), 'maxLength')),
           wrong('\u{1F335}'.repeat(max + 1), 'maxLength'),
         );
       }
@@ -113,8 +137,9 @@ export function invalidValue(input: Schema, options: ArbitraryOptions = {}): fc.
               fc.string({ maxLength: 5 }),
               fc.oneof(fc.integer({ min: 0, max: 0x1f }), fc.integer({ min: 0x7f, max: 0x9f })),
             )
-            .map(([text, code]) => ({ value: `a${text}${String.fromCharCode(code)}`, breaks: 'pattern' }))
-            .filter(({ value }) => !pattern.test(value) && codePoints(value) <= (max ?? Infinity)),
+            .map(([text, code]) => `a${text}${String.fromCharCode(code)}`)
+            .filter((value) => !pattern.test(value) && codePoints(value) <= (max ?? Infinity))
+            .map((value) => broken(value, 'pattern')),
         );
       }
       break;
@@ -125,11 +150,11 @@ export function invalidValue(input: Schema, options: ArbitraryOptions = {}): fc.
         // Wrong forms of ids the run may write, so that a server that coerces them still lands in that range.
         const ids = options.int64 ?? anyInt64;
         options_.push(
-          ids.map((id) => ({ value: String(id), breaks: 'type' })),
-          ids.map((id) => ({ value: new RawNumber(`${id}.5`), breaks: 'type' })),
+          ids.map((id) => broken(String(id), 'type')),
+          ids.map((id) => broken(new RawNumber(`${id}.5`), 'type')),
           fc
             .constantFrom(INT64_MAX + 1n, INT64_MIN - 1n, 10n ** 20n, -(10n ** 20n))
-            .map((value) => ({ value, breaks: 'int64 range' })),
+            .map((value) => broken(value, 'int64 range')),
         );
       } else {
         options_.push(wrong('12', 'type'), wrong(1.5, 'type'));
@@ -147,7 +172,7 @@ export function invalidValue(input: Schema, options: ArbitraryOptions = {}): fc.
         options_.push(
           valid.map((value) => {
             const { [name]: _dropped, ...rest } = value;
-            return { value: rest, breaks: `required ${name}` };
+            return broken(rest, 'required', name);
           }),
         );
       }
@@ -155,13 +180,19 @@ export function invalidValue(input: Schema, options: ArbitraryOptions = {}): fc.
         fc
           .tuple(valid, fc.string({ minLength: 1, maxLength: 12 }))
           .filter(([, key]) => !(key in properties) && !['__proto__', 'constructor', 'prototype'].includes(key))
-          .map(([value, key]) => ({ value: { ...value, [key]: 'extra' }, breaks: `unknown field ${key}` })),
+          .map(([value, key]) => broken({ ...value, [key]: 'extra' }, 'unknown field', key)),
       );
       for (const [name, property] of Object.entries(properties)) {
         options_.push(
           fc
             .tuple(valid, invalidValue(property, options))
-            .map(([value, bad]) => ({ value: { ...value, [name]: bad.value }, breaks: `${name}: ${bad.breaks}` })),
+            .map(([value, bad]) =>
+              broken(
+                { ...value, [name]: bad.value },
+                bad.rule,
+                bad.field === undefined ? name : `${name}.${bad.field}`,
+              ),
+            ),
         );
       }
       break;

@@ -1,16 +1,26 @@
 // Cleanup always: through a deployment that reads ids as doubles (9007199254740993 is stored as 9007199254740992),
 // the run's deletes by the ids it sent miss, and it still leaves nothing behind: it finds its plants by the run's name
-// prefix (also the creates whose id it sent as `<id>.5`) and deletes them under the id the deployment made of them. A
-// run that created nothing looks for nothing.
+// prefix (also the creates whose id it sent as `<id>.5`) and deletes them under the id the deployment made of them.
+// Its misses (404s) are no failures of the delete, only what it leaves behind is (the `cleanup` check); a delete whose
+// answer breaks the contract still fails. A run that created nothing looks for nothing.
 import { startTestServer, type TestServer } from '@plant-store/test-kit';
 import {
   type Breakage,
+  deletesUnknownWith200,
   numbersAsDoubles,
   serverErrorOnLargestPage,
   startProxy,
 } from '@plant-store/test-kit/broken-deployments';
 import { conformance, runConformance } from '@plant-store/test-kit/conformance-run';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ConformanceOptions, parseConformanceArguments } from '../src/arguments.js';
+import { cleanUp } from '../src/cleanup.js';
+import { loadConformanceContract } from '../src/contract.js';
+import { HttpClient } from '../src/http-client.js';
+import { Results } from '../src/report.js';
+import { Ledger, reservedRange } from '../src/reserved-ids.js';
+import { callerFor, type RunContext } from '../src/run-context.js';
+import { runName, runNamePrefix } from '../src/run-names.js';
 
 let t: TestServer;
 
@@ -84,4 +94,110 @@ it('looks for nothing to clean up when it created nothing (a refused token: one 
   } finally {
     await proxy.close();
   }
+});
+
+/** A run's context against `baseUrl` as `plant-store conformance` builds it, for cleanUp by itself. */
+function runContext(baseUrl: string, token: string, seed: number): RunContext {
+  const options = parseConformanceArguments(
+    ['--base-url', baseUrl, '--token', token, '--seed', String(seed)],
+    {},
+  ) as ConformanceOptions;
+  const client = new HttpClient({ baseUrl: options.baseUrl, tokens: { token } });
+  const results = new Results(options.checks);
+  const signal = new AbortController().signal;
+  return {
+    options,
+    contract: loadConformanceContract(),
+    client,
+    results,
+    range: reservedRange(seed),
+    ledger: new Ledger(),
+    namePrefix: runNamePrefix(seed),
+    signal,
+    call: callerFor(client, results, signal),
+  };
+}
+
+/** Creates `count` plants through `run`'s client, as a run does (run names, ids of its block that no double holds
+ * exactly: a deployment that rounds stores each under another id), and enters them in its ledger. */
+async function createPlants(run: RunContext, count: number): Promise<bigint[]> {
+  const create = run.contract.byRole('create')!;
+  const ids: bigint[] = [];
+  for (let offset = 5000n; ids.length < count; offset += 777n) {
+    const id = run.range.at(offset);
+    if (BigInt(Number(id)) === id) continue;
+    const body = JSON.stringify({ id: 0, name: runName(run.namePrefix, id, 'fern') }).replace('0', String(id));
+    const answer = await run.client.send(
+      {
+        method: create.method,
+        target: create.path,
+        principal: 'token',
+        headers: { 'content-type': 'application/json' },
+        body,
+      },
+      run.signal,
+    );
+    expect(answer.status, answer.text).toBe(create.successStatus);
+    run.ledger.add('token', id);
+    ids.push(id);
+  }
+  return ids;
+}
+
+const failuresOf = (run: RunContext) => run.results.failures.map((f) => `${f.operationId}/${f.check}: ${f.message}`);
+
+describe('cleanUp', () => {
+  it('reports the deletes that miss through a deployment that rounds ids as its own, not as failures of the delete', async () => {
+    const proxy = await startProxy(t.url, numbersAsDoubles);
+    try {
+      const run = runContext(proxy.url, await t.token('cleanup-misses'), 7);
+      const created = await createPlants(run, 4);
+      const outcome = await cleanUp(run);
+      expect(outcome).toEqual({ deleted: created.length, left: [] });
+      expect(await plantsOf('cleanup-misses')).toEqual([]);
+      // Every id it sent missed (a 404 each), and the sweep found the plants under the ids the deployment made.
+      const remove = run.contract.byRole('delete')!;
+      const deletes = proxy.seen.filter((request) => request.method === remove.method);
+      expect(deletes.length).toBeGreaterThan(created.length);
+      expect(failuresOf(run)).toEqual([]);
+      const row = (check: string) =>
+        run.results.rows().find((r) => r.operationId === remove.operationId && r.check === check);
+      expect(row('expected-status')).toMatchObject({ passed: deletes.length, failed: 0 });
+      expect(row('cleanup')).toMatchObject({ passed: 1, failed: 0 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  const errorAnswer = (status: number) => ({
+    status,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ error: status, message: 'refused' }),
+  });
+  it.each([
+    ['a 500', 'no-5xx', { answerInstead: (r) => (r.method === 'DELETE' ? errorAnswer(500) : undefined) }],
+    ['a 409', 'expected-status', { answerInstead: (r) => (r.method === 'DELETE' ? errorAnswer(409) : undefined) }],
+    ['a 200 the operation does not declare', 'declared-status', deletesUnknownWith200],
+  ] as [string, string, Breakage][])(
+    'still fails the delete whose answer breaks the contract (%s), and names what it left behind',
+    async (_name, check, breakage) => {
+      const subject = `cleanup-broken-${check}`;
+      const proxy = await startProxy(t.url, { ...numbersAsDoubles, ...breakage });
+      try {
+        const run = runContext(proxy.url, await t.token(subject), 11);
+        const created = await createPlants(run, 2);
+        const outcome = await cleanUp(run);
+        expect(outcome.left.map((left) => left.principal)).toEqual(created.map(() => 'token'));
+        const failures = failuresOf(run);
+        expect(failures).toContainEqual(expect.stringMatching(new RegExp(`^deletePlant/${check}: DELETE `)));
+        expect(failures).toContainEqual(
+          expect.stringMatching(
+            /^deletePlant\/cleanup: 2 plants the run created could not be deleted \(delete them by hand\)/,
+          ),
+        );
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
 });

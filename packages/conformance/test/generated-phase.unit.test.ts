@@ -37,7 +37,7 @@ describe('namedForRun', () => {
   it('leaves every other plan as it is: another broken rule, another operation', () => {
     const brokenName = plan('invalid', { name: 5, id }, 'body name: type');
     expect(namedForRun(prefix, brokenName)).toBe(brokenName);
-    const unknownField = plan('invalid', { name: 'fern', id, color: 'extra' }, 'body unknown field color');
+    const unknownField = plan('invalid', { name: 'fern', id, color: 'extra' }, 'body color: unknown field');
     expect(namedForRun(prefix, unknownField)).toBe(unknownField);
     const list = { ...plan('valid', { name: 'fern', id }), operation: contract.byRole('list')! };
     expect(namedForRun(prefix, list)).toBe(list);

@@ -2,7 +2,7 @@
 // of the real service that breaks one promise of the contract, the way gateways, caches and old builds do.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { answerUnreadableRequest } from '@plant-store/conformance/unreadable-request';
 import { LIMITS } from '@plant-store/contract';
 
 export interface ProxiedRequest {
@@ -78,15 +78,9 @@ export async function startProxy(target: string, breakage: Breakage = {}): Promi
     outgoing.writeHead(answer.status, answer.headers);
     outgoing.end(request.method === 'HEAD' ? undefined : answer.body);
   });
-  // Requests Node's parser refuses (control bytes, huge headers) get the Error body, as the service gives them.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const [status, reason] =
-      error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
-    const body = JSON.stringify({ error: status, message: `the proxy could not read the request (${error.code})` });
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
-  });
+  // Requests Node's parser refuses (control bytes, huge headers) get the Error body, as the service gives them: the
+  // answer the validating proxy gives them, without its report.
+  server.on('clientError', answerUnreadableRequest);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { conformanceCommand } from '@plant-store/conformance';
+import { type ConformanceCommandIo, conformanceCommand } from '@plant-store/conformance';
 
 /** What this helper reads of a proxy report: the kinds of violation seen. */
 interface ReportKinds {
@@ -35,7 +35,7 @@ export async function startProxyRun<Report extends ReportKinds>(
     listening = resolve;
   });
   // The proxy's own io fields (signal, listening) pass through conformanceCommand to the proxy command.
-  const io = {
+  const io: ConformanceCommandIo = {
     stdout: (line: string) => lines.push(line),
     stderr: (line: string) => lines.push(line),
     env: {},

@@ -14,6 +14,7 @@ import { answerHeaders, flatHeaders, forwardedHeaders, originForm } from './forw
 import { type Head, headMismatch } from './head-check.js';
 import { requestProblems } from './request-checks.js';
 import { routerOf } from './routes.js';
+import { answerUnreadableRequest } from './unreadable-request.js';
 import type { Violations } from './violations.js';
 
 export interface ProxyOptions {
@@ -217,25 +218,15 @@ export async function startProxy(
     pending.add(work);
     void work.finally(() => pending.delete(work));
   });
-  // A request Node's HTTP parser refuses (control bytes or non-ASCII in a header, headers past its limit) cannot be
-  // forwarded: the proxy answers it as the service does, in the contract's Error shape (431 for headers too large,
-  // else 400), and reports it. A socket error with no request (a reset) is no request to answer.
+  // A request Node's HTTP parser refuses cannot be forwarded: the proxy answers it in the Error shape, and reports it.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (!error.code?.startsWith('HPE_') || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const [status, reason] =
-      error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
+    const status = answerUnreadableRequest(error, socket);
+    if (status === undefined) return;
     violations.add(
       'request',
       '(unreadable)',
       'http',
       `a request HTTP/1.1 does not allow (${error.code}): answered ${status}`,
-    );
-    const body = JSON.stringify({ error: status, message: `the request is not valid HTTP/1.1 (${error.code})` });
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   });
   await new Promise<void>((resolve, reject) => {
