@@ -6,10 +6,10 @@
 // --workers`, the CLI).
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { PageCache, pageChangedBy } from '../page-cache.js';
+import { PageCache, type PlantChange, pageChangedBy } from '../page-cache.js';
 import type { PlantPage, Store, StoredPlant, TokenRecord } from '../store.js';
 import { type TokenRow, toTokenRecord } from '../token-row.js';
-import { createChangeLog } from './change-log.js';
+import { CHANGES_KEPT, createChangeLog } from './change-log.js';
 import { checkBeforeOpen, watchFile } from './file-guard.js';
 import { prepareDatabaseFile } from './file-mode.js';
 import { asStoreError, createGroupCommit } from './group-commit.js';
@@ -25,6 +25,19 @@ interface FeedRow {
   /** null: the tokens' generation moved. */
   owner: string | null;
   version: bigint;
+  /** The change that made the version, from the change log; null where the log does not hold it. */
+  id: bigint | null;
+  created: bigint | null;
+}
+
+/** An owner another process wrote to: the version the feed moved it to, and the changes heard on the way. */
+interface Behind {
+  version: bigint;
+  /**
+   * The feed's changes of the owner since it was last caught up, in version order (another process's only: this
+   * process's own are not heard, and leave gaps); null once one was not in the log, or more than the log keeps came.
+   */
+  changes: PlantChange[] | null;
 }
 
 // The page as JSON, built by SQLite: {"name":...} or {"name":...,"tag":...} per plant, in id order.
@@ -142,12 +155,15 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   // seen by every request that arrives after it), and only when the wal-index header moved since the last look
   // (wal-header.ts: one pread). A request's window closes with the turn of the event loop it began in, or when the
   // next request begins. A tokens row drops the cached token records (a revocation by any process); an owner's row
-  // marks that owner as behind the version it names, and the owner's next list replays its changes up to there from
-  // the change log over its cached pages (change-log.ts), keeping the pages no change can have altered. One statement
-  // per move of the header, whatever the owners: it replaced reading data_version, then the tokens' generation, then
-  // each listed owner's version, a statement each, and a statement just after another process's commit costs 5-10 us
-  // (SQLite reloads its page cache and takes its locks anew): with eight workers on one file, nearly every request
-  // came after one.
+  // marks that owner as behind the version it names, and the owner's next list replays its changes up to there over
+  // its cached pages, keeping the pages no change can have altered: the changes the feed carried (each row is read
+  // with the change log's entry for its version), or, where they do not run unbroken from the pages' version (this
+  // process's own writes are not heard; the log may have lost one), the change log's (change-log.ts), one statement.
+  // One statement per move of the header, whatever the owners: it replaced reading data_version, then the tokens'
+  // generation, then each listed owner's version, a statement each, and a statement just after another process's
+  // commit costs 5-10 us (SQLite reloads its page cache and takes its locks anew): with eight workers on one file,
+  // nearly every request came after one, and with the mixed workload (one create in ten) each worker's lists caught
+  // up about (workers - 1) / 10 times a request, each catch-up a statement of the log's until the feed carried them.
   const walHeader = path === ':memory:' ? undefined : watchWalHeader(path);
   let inRequest = false;
   let checked = false;
@@ -170,8 +186,18 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   const tokensByHash = new Map<string, TokenRecord & { secretHash: Buffer }>();
   /** The last row of the change feed read; undefined until the first look, which starts at the feed's end. */
   let feedSeq: bigint | undefined;
-  /** Owners with cached pages, and the version the feed has since moved each to; bounded (MAX_BEHIND). */
-  const behind = new Map<string, bigint>();
+  /** Owners with cached pages that the feed has since moved on, and what it said of them; bounded (MAX_BEHIND). */
+  const behind = new Map<string, Behind>();
+  const heard = (owner: string, version: bigint, change: PlantChange | null) => {
+    const entry = behind.get(owner);
+    if (!entry) {
+      behind.set(owner, { version, changes: change ? [change] : null });
+      return;
+    }
+    if (version > entry.version) entry.version = version;
+    if (!change || !entry.changes || entry.changes.length >= CHANGES_KEPT) entry.changes = null;
+    else entry.changes.push(change);
+  };
   const forgetAll = () => {
     pages.clear();
     tokensByHash.clear();
@@ -182,7 +208,13 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       feedSeq = statement('SELECT coalesce(max(seq), 0) FROM change_feed').pluck().safeIntegers(true).get() as bigint;
       return;
     }
-    const rows = statement('SELECT seq, owner, version FROM change_feed WHERE seq > ? ORDER BY seq')
+    // Each row with the change that made its version where the change log still holds it (the log keeps an owner's
+    // last CHANGES_KEPT, in slots by version): the owner's next list replays it from memory, with no statement.
+    const rows = statement(
+      `SELECT f.seq, f.owner, f.version, c.id, c.created FROM change_feed f
+       LEFT JOIN plant_changes c ON c.owner = f.owner AND c.slot = f.version % ${CHANGES_KEPT} AND c.version = f.version
+       WHERE f.seq > ? ORDER BY f.seq`,
+    )
       .safeIntegers(true)
       .all(feedSeq) as FeedRow[];
     if (rows.length === 0) return;
@@ -190,10 +222,10 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     // trimmed past this process's place in it: what it missed is unknown.
     if (rows[0]!.seq !== feedSeq + 1n) forgetAll();
     else {
-      for (const { owner, version } of rows) {
+      for (const { owner, version, id, created } of rows) {
         if (owner === null) tokensByHash.clear();
         else if (!ownMoves.has(ownMove(owner, version)) && pages.oldestVersion(owner) !== undefined) {
-          behind.set(owner, version);
+          heard(owner, version, id === null ? null : { change: created === 1n ? 'create' : 'delete', id, version });
         }
       }
       if (behind.size > MAX_BEHIND) forgetAll();
@@ -250,7 +282,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       if (version) {
         ownMoves.delete(ownMove(owner, version));
         if (refused) {
-          behind.set(owner, BigInt(version));
+          heard(owner, BigInt(version), null);
           if (behind.size > MAX_BEHIND) forgetAll();
         }
       }
@@ -269,13 +301,34 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     });
   };
   /**
+   * Brings the owner's cached pages up to `to`, a committed version of the owner's: from the changes the feed brought
+   * when they run without a gap from the pages' oldest version to `to` (PageCache.replay), else from the change log
+   * (one statement: a gap is this process's own write, or a change the feed did not carry).
+   */
+  const catchUp = (owner: string, to: bigint) => {
+    const entry = behind.get(owner);
+    if (entry && entry.version <= to) behind.delete(owner);
+    const oldest = pages.oldestVersion(owner);
+    if (oldest === undefined || oldest >= to) return;
+    const known = entry?.changes;
+    const first = known ? known.findIndex((change) => change.version === oldest + 1n) : -1;
+    const last = first < 0 ? -1 : first + Number(to - oldest) - 1;
+    if (known && first >= 0 && known[last]?.version === to) {
+      // Versions are consecutive, so the run from first to last is gapless exactly when its ends are `to - oldest`
+      // versions apart over as many entries.
+      pages.replay(owner, known.slice(first, last + 1), to);
+      return;
+    }
+    changes.catchUp(pages, owner, to);
+  };
+  /**
    * The version before a write that moved the owner's to `version` (each write moves it by one), with the owner's
    * pages brought up to it first when one is older: another process may have written to the owner since they were
    * cached (the catch-up may take them past it, through this write and later ones: afterWrite then keeps them).
    */
   const before = (owner: string, version: string) => {
     const previous = BigInt(version) - 1n;
-    changes.catchUp(pages, owner, previous);
+    catchUp(owner, previous);
     return String(previous);
   };
   const committedCreate = (owner: string, id: bigint, version: string) => {
@@ -311,11 +364,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       async list(owner, { limit, after }): Promise<PlantPage> {
         fresh();
         const key = `${limit}:${after ?? ''}`;
-        const version = behind.get(owner);
-        if (version !== undefined) {
-          behind.delete(owner);
-          changes.catchUp(pages, owner, version);
-        }
+        const entry = behind.get(owner);
+        if (entry) catchUp(owner, entry.version);
         const cached = pages.get(owner, key);
         if (cached) return cached;
         const rows =

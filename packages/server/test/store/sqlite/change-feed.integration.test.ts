@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pageText } from '@plant-store/test-kit/page-text';
 import Database from 'better-sqlite3';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-change-feed-'));
@@ -135,4 +135,87 @@ it("hears another process's write of a version this store's own write made and r
     await other.close();
     await store.close();
   }
+});
+
+// The feed carries each change with its row (from the change log, in the same statement): an owner's next list
+// replays what it heard from memory, and reads the log only for what it did not hear (its own writes, a change the
+// log no longer held when the feed was read).
+describe("another process's changes, as the feed carries them", () => {
+  const setUp = async (name: string) => {
+    const { path, store } = await migrated(name);
+    const other = openSqliteStore(path);
+    const db = new Database(path);
+    const list = async (owner: string, limit: number) => {
+      store.beginRequest!();
+      return (JSON.parse(pageText(await store.plants.list(owner, { limit }))) as { name: string }[]).map(
+        (plant) => plant.name,
+      );
+    };
+    const close = async () => {
+      db.close();
+      await other.close();
+      await store.close();
+    };
+    return { store, other, db, list, close };
+  };
+
+  it('keeps a page the changes heard cannot alter, with the change log emptied before the list', async () => {
+    const { store, other, db, list, close } = await setUp('heard.db');
+    try {
+      await store.plants.create('alice', { id: 1n, name: 'a1' });
+      await store.plants.create('alice', { id: 2n, name: 'a2' });
+      expect(await list('alice', 1)).toEqual(['a1']);
+      await other.plants.create('alice', { id: 3n, name: 'a3' });
+      await other.plants.create('alice', { id: 4n, name: 'a4' });
+      // Another owner's list reads the feed, alice's changes with it; then the log loses them.
+      expect(await list('bob', 1)).toEqual([]);
+      db.exec('DELETE FROM plant_changes');
+      const hits = store.cacheStats!().hits;
+      expect(await list('alice', 1)).toEqual(['a1']);
+      expect(store.cacheStats!().hits).toBe(hits + 1);
+      // The page the changes could alter was dropped and is read again.
+      expect(await list('alice', 10)).toEqual(['a1', 'a2', 'a3', 'a4']);
+    } finally {
+      await close();
+    }
+  });
+
+  it('reads the log for a change it did not hear: a page kept only while the log has it', async () => {
+    const { store, other, db, list, close } = await setUp('not-heard.db');
+    try {
+      await store.plants.create('alice', { id: 1n, name: 'a1' });
+      await store.plants.create('alice', { id: 2n, name: 'a2' });
+      expect(await list('alice', 1)).toEqual(['a1']);
+      // The feed row's change is gone from the log before this store reads the feed: it hears a version, no change.
+      await other.plants.create('alice', { id: 3n, name: 'a3' });
+      db.exec('DELETE FROM plant_changes');
+      const misses = store.cacheStats!().misses;
+      expect(await list('alice', 1)).toEqual(['a1']);
+      expect(store.cacheStats!().misses).toBe(misses + 1);
+    } finally {
+      await close();
+    }
+  });
+
+  it("brings pages up through another process's changes around its own write, in either order of hearing", async () => {
+    const { store, other, list, close } = await setUp('interleaved.db');
+    try {
+      await store.plants.create('alice', { id: 1n, name: 'a1' });
+      await store.plants.create('alice', { id: 5n, name: 'a5' });
+      expect(await list('alice', 1)).toEqual(['a1']);
+      expect(await list('alice', 10)).toEqual(['a1', 'a5']);
+      await other.plants.create('alice', { id: 2n, name: 'a2' });
+      expect(await list('bob', 1)).toEqual([]);
+      await store.plants.create('alice', { id: 6n, name: 'a6' });
+      await other.plants.create('alice', { id: 7n, name: 'a7' });
+      await other.plants.delete('alice', 5n);
+      expect(await list('alice', 10)).toEqual(['a1', 'a2', 'a6', 'a7']);
+      expect(await list('alice', 1)).toEqual(['a1']);
+      expect((await store.plants.list('alice', { limit: 1 })).version).toBe(
+        (await other.plants.list('alice', { limit: 1 })).version,
+      );
+    } finally {
+      await close();
+    }
+  });
 });
