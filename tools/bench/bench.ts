@@ -104,7 +104,8 @@ docs/benchmarks.md and docs/benchmarks.svg. Needs Debian's wrk (apt-get install 
 
 Layer pricing: the SQLite service on its default configuration (rate limit raised out of reach, metrics on an
 ephemeral port) next to one variant per layer with that layer switched off (tracing: on), each started once and
-seeded, measured in turn on the hot read and the mixed workload. The figure is the server's CPU time per request;
+seeded, measured in turn on the hot read and the mixed workload (in the first round, each after its warm-up on that
+scenario). The figure is the server's CPU time per request;
 a layer's price is the difference to the default. Switches are real configuration (LOG_LEVEL, METRICS_PORT,
 RATE_LIMIT_MAX, MAX_EVENT_LOOP_DELAY_MS, OTEL_*) or bench layers (security-headers, request-ids, auth, validation,
 serialization, webhook-worker; tools/bench/src/layer-switches.ts) that tools/bench/src/variant-server.ts turns into
@@ -276,6 +277,7 @@ async function layerTable(pick: string[] | undefined, layerRounds: number): Prom
     scenarios: ['get', 'mixed'],
     rounds: layerRounds,
     seconds,
+    warmUpSeconds: WARM_UP_SECONDS,
     connections,
     port: port,
     log: (line) => console.log(line),
@@ -817,7 +819,7 @@ ${workersTable()}
 
 ${
   layers
-    ? `The SQLite service on its default configuration next to the same service with one layer switched off (tracing: on), every variant started once and seeded, then measured in turn (${Number(values['layer-rounds'] ?? rounds)} rounds, the order rotating) with wrk (${connections} connections, ${seconds} s) on the hot read and the mixed workload. The figure is the server's CPU time per request from /proc (every thread), which a shared machine shakes far less than requests per second; a layer's price is the default's figure minus the variant's (for tracing, the other way round). Every variant, the default included, is started by \`tools/bench/src/variant-server.ts\`, which switches a bench layer off through buildApp's options (\`tools/bench/src/layer-switches.ts\`; the service reads no bench switch). \`pnpm bench --layers\` runs this table alone.
+    ? `The SQLite service on its default configuration next to the same service with one layer switched off (tracing: on), every variant started once and seeded, then measured in turn (${Number(values['layer-rounds'] ?? rounds)} rounds, the order rotating; in the first, each variant's run of a scenario follows its warm-up on that scenario by the rule every target shares) with wrk (${connections} connections, ${seconds} s) on the hot read and the mixed workload. The figure is the server's CPU time per request from /proc (every thread), which a shared machine shakes far less than requests per second; a layer's price is the default's figure minus the variant's (for tracing, the other way round). Every variant, the default included, is started by \`tools/bench/src/variant-server.ts\`, which switches a bench layer off through buildApp's options (\`tools/bench/src/layer-switches.ts\`; the service reads no bench switch). \`pnpm bench --layers\` runs this table alone.
 
 ${layers}`
     : 'Not run (`--no-layers`).'

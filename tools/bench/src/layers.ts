@@ -1,7 +1,9 @@
 // What each layer of the request path costs (`pnpm bench --layers`): the service on the default configuration next
 // to the same service with one feature switched off (or, for features off by default, on), every variant started
 // once, seeded, and then measured in turn on the hot read and the mixed workload, the order rotating by one per
-// round so variants interleave. The figure is the server's CPU time per request (every thread, from /proc), which a
+// round so variants interleave; in the first round each variant's measured run of a scenario follows its warm-up on
+// that scenario (warm-up.ts, the rule every target shares), so no variant is priced while still compiling its code or
+// filling its caches. The figure is the server's CPU time per request (every thread, from /proc), which a
 // shared machine shakes far less than requests per second; a layer's price is the variant's figure minus the
 // default's (sign turned so that a positive price is what the feature costs). Every variant, the default included,
 // runs through variant-server.ts: a layer no configuration turns off (BENCH_LAYERS_OFF, layer-switches.ts) is
@@ -11,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { SwitchedLayer } from './layer-switches.js';
 import { Samples } from './stats.js';
 import { plantStore, type Running, sqliteFile, type Target, VARIANT_RUNTIME } from './targets.js';
+import { warmUntilSteady } from './warm-up.js';
 import { type Scenario, type WrkResult, wrkAgainst } from './wrk.js';
 
 /** One row of the layer table: the server's env on top of DEFAULTS, and whether the row turns a feature on. */
@@ -108,6 +111,8 @@ export async function priceLayers(options: {
   scenarios: Scenario[];
   rounds: number;
   seconds: number;
+  /** Seconds of each warm-up run. */
+  warmUpSeconds: number;
   connections: number;
   port: number;
   log: (line: string) => void;
@@ -148,12 +153,20 @@ export async function priceLayers(options: {
         for (const index of order) {
           const target = targets[index]!;
           const server = running[index]!;
-          const result = await wrkAgainst(server, {
-            scenario,
-            base: 1_000_000_000 + 10_000_000 * ++run,
-            seconds: options.seconds,
-            connections: options.connections,
-          });
+          const measure = (seconds: number) =>
+            wrkAgainst(server, {
+              scenario,
+              base: 1_000_000_000 + 10_000_000 * ++run,
+              seconds,
+              connections: options.connections,
+            });
+          if (round === 0) {
+            const warm = await warmUntilSteady(() => measure(options.warmUpSeconds));
+            options.log(
+              `  warm-up ${scenario} ${target.name}: ${warm.runs.length} runs, CPU per request ${warm.runs.map((r) => r.cpuUsPerRequest.toFixed(1)).join(' -> ')} us${warm.steady ? '' : ' (not steady at the cap)'}`,
+            );
+          }
+          const result = await measure(options.seconds);
           runs.add(`${target.name}|${scenario}`, result);
           options.log(
             `  round ${round + 1} ${scenario} ${target.name}: ${result.requestsPerSec.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${result.cpuUsPerRequest.toFixed(1)} us CPU/request, non-2xx ${result.non2xx}, RSS ${result.maxRssMb} MB`,
