@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { showSummary, summariseProfiles } from './src/cpu-profiles.js';
 import { deleteSeconds } from './src/delete-run.js';
 import { type AbPair, hotReadAB } from './src/hot-read-ab.js';
-import { DEFAULTS, priceLayers } from './src/layers.js';
+import { DEFAULTS, layers as layerList, priceLayers } from './src/layers.js';
 import { type OpenLoopResult, openLoop, serverCoreBusy } from './src/open-loop.js';
 import { readIfPresent, withKeptNotes } from './src/report-file.js';
 import { costGrowth, LAYOUTS, SCALE_RATE, SIZES } from './src/scale.js';
@@ -310,6 +310,15 @@ async function layerTable(pick: string[] | undefined, layerRounds: number): Prom
 
 if (values.layers !== undefined) {
   const pick = values.layers === '' || values.layers === 'all' ? undefined : values.layers.split(',');
+  // A name that matches no layer would price only the default and "everything off", as if asked.
+  const names = layerList('').map((layer) => layer.name);
+  const unknown = (pick ?? []).filter((name) => !names.includes(name));
+  if (unknown.length > 0) {
+    console.error(
+      `bench: no layer named ${unknown.map((name) => `"${name}"`).join(', ')}; the layers: ${names.join(', ')}`,
+    );
+    process.exit(2);
+  }
   console.log(`\n${await layerTable(pick, Number(values['layer-rounds'] ?? rounds))}`);
   process.exit(0);
 }
