@@ -30,6 +30,20 @@ interface ChangeRow {
   created: bigint;
 }
 
+/** A log entry as the page cache replays it. */
+export const toPlantChange = ({ version, id, created }: ChangeRow): PlantChange => ({
+  change: created === 1n ? 'create' : 'delete',
+  id,
+  version,
+});
+
+/**
+ * The join condition that finds the log's entry (alias `c`) for version `version` of owner `owner` (SQL expressions),
+ * where the log still holds it: entries sit in slots by version, so a later one may have taken its slot.
+ */
+export const logEntryOf = (owner: string, version: string) =>
+  `c.owner = ${owner} AND c.slot = ${version} % ${CHANGES_KEPT} AND c.version = ${version}`;
+
 export function createChangeLog(statement: (sql: string) => Database.Statement): ChangeLog {
   return {
     record(owner, version, change, id) {
@@ -48,12 +62,7 @@ export function createChangeLog(statement: (sql: string) => Database.Statement):
       )
         .safeIntegers(true)
         .all(owner, oldest, version) as ChangeRow[];
-      const changes: PlantChange[] = rows.map((row) => ({
-        change: row.created === 1n ? 'create' : 'delete',
-        id: row.id,
-        version: row.version,
-      }));
-      pages.replay(owner, changes, version);
+      pages.replay(owner, rows.map(toPlantChange), version);
     },
   };
 }

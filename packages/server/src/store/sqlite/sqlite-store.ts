@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { PageCache, type PlantChange, pageChangedBy } from '../page-cache.js';
 import type { PlantPage, Store, StoredPlant, TokenRecord } from '../store.js';
 import { type TokenRow, toTokenRecord } from '../token-row.js';
-import { CHANGES_KEPT, createChangeLog } from './change-log.js';
+import { CHANGES_KEPT, createChangeLog, logEntryOf, toPlantChange } from './change-log.js';
 import { checkBeforeOpen, watchFile } from './file-guard.js';
 import { prepareDatabaseFile } from './file-mode.js';
 import { asStoreError, createGroupCommit } from './group-commit.js';
@@ -212,7 +212,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     // last CHANGES_KEPT, in slots by version): the owner's next list replays it from memory, with no statement.
     const rows = statement(
       `SELECT f.seq, f.owner, f.version, c.id, c.created FROM change_feed f
-       LEFT JOIN plant_changes c ON c.owner = f.owner AND c.slot = f.version % ${CHANGES_KEPT} AND c.version = f.version
+       LEFT JOIN plant_changes c ON ${logEntryOf('f.owner', 'f.version')}
        WHERE f.seq > ? ORDER BY f.seq`,
     )
       .safeIntegers(true)
@@ -225,7 +225,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       for (const { owner, version, id, created } of rows) {
         if (owner === null) tokensByHash.clear();
         else if (!ownMoves.has(ownMove(owner, version)) && pages.oldestVersion(owner) !== undefined) {
-          heard(owner, version, id === null ? null : { change: created === 1n ? 'create' : 'delete', id, version });
+          heard(owner, version, id === null || created === null ? null : toPlantChange({ version, id, created }));
         }
       }
       if (behind.size > MAX_BEHIND) forgetAll();
