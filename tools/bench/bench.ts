@@ -45,7 +45,7 @@ import {
   WEBHOOK_ON,
   webhookDeliveries,
 } from './src/targets.js';
-import { WARM_UP_MAX_RUNS, WARM_UP_TOLERANCE, warmUntilSteady } from './src/warm-up.js';
+import { cpuTrail, steadiness, WARM_UP_MAX_RUNS, WARM_UP_TOLERANCE, warmUntilSteady } from './src/warm-up.js';
 import { ratioToOne, WORKERS_WARM_UP_MAX_RUNS } from './src/workers-plan.js';
 import { workersStage } from './src/workers-stage.js';
 import { requireWrk, type Scenario, type WrkResult, wrkAgainst } from './src/wrk.js';
@@ -245,7 +245,7 @@ async function warmUpOn(
     ...(scenario === 'create' ? { ids: { base: first, runs: warm.runs.length } } : {}),
     seconds: warm.runs.length * runSeconds,
     rate: warm.runs.at(-1)!.requestsPerSec,
-    summary: `${warm.runs.length} runs of ${runSeconds} s, CPU per request ${warm.runs.map((r) => r.cpuUsPerRequest.toFixed(1)).join(' -> ')} us, non-2xx ${warm.runs.reduce((sum, r) => sum + r.non2xx, 0)}${warm.steady ? '' : ' (not steady at the cap)'}`,
+    summary: `${warm.runs.length} runs of ${runSeconds} s, ${cpuTrail(warm)}, non-2xx ${warm.runs.reduce((sum, r) => sum + r.non2xx, 0)}${steadiness(warm)}`,
   };
 }
 /** Seconds spent warming up on the scenarios, for the report: what the rule costs the run. */

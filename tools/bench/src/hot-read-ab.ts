@@ -7,7 +7,7 @@
 // steady), and every run reports that CPU per request beside req/s: where the two sides differ, it says by how much
 // each request costs more, which a shared machine shakes far less than requests per second.
 import type { Target } from './targets.js';
-import { warmUntilSteady } from './warm-up.js';
+import { cpuTrail, steadiness, warmUntilSteady } from './warm-up.js';
 import { type WrkResult, wrk } from './wrk.js';
 
 export interface AbPair {
@@ -46,7 +46,7 @@ export async function hotReadAB(options: {
     ] as const) {
       const warm = await warmUntilSteady(() => run(server, options.warmUpSeconds));
       options.log(
-        `  hot read A/B warm-up, ${target.name}: ${warm.runs.length} runs of ${options.warmUpSeconds} s, CPU per request ${warm.runs.map((r) => r.cpuUsPerRequest.toFixed(1)).join(' -> ')} us${warm.steady ? '' : ' (not steady at the cap)'}`,
+        `  hot read A/B warm-up, ${target.name}: ${warm.runs.length} runs of ${options.warmUpSeconds} s, ${cpuTrail(warm)}${steadiness(warm)}`,
       );
     }
     for (let i = 0; i < options.pairs; i++) {

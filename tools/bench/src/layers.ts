@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { SwitchedLayer } from './layer-switches.js';
 import { Samples } from './stats.js';
 import { plantStore, type Running, sqliteFile, type Target, VARIANT_RUNTIME } from './targets.js';
-import { warmUntilSteady } from './warm-up.js';
+import { cpuTrail, steadiness, warmUntilSteady } from './warm-up.js';
 import { type Scenario, type WrkResult, wrkAgainst } from './wrk.js';
 
 /** One row of the layer table: the server's env on top of DEFAULTS, and whether the row turns a feature on. */
@@ -163,7 +163,7 @@ export async function priceLayers(options: {
           if (round === 0) {
             const warm = await warmUntilSteady(() => measure(options.warmUpSeconds));
             options.log(
-              `  warm-up ${scenario} ${target.name}: ${warm.runs.length} runs, CPU per request ${warm.runs.map((r) => r.cpuUsPerRequest.toFixed(1)).join(' -> ')} us${warm.steady ? '' : ' (not steady at the cap)'}`,
+              `  warm-up ${scenario} ${target.name}: ${warm.runs.length} runs, ${cpuTrail(warm)}${steadiness(warm)}`,
             );
           }
           const result = await measure(options.seconds);

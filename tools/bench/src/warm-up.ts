@@ -47,6 +47,16 @@ export async function warmUntilSteady<R extends WarmUpRun>(
   return { runs, steady: false };
 }
 
+/** A warm-up's runs as the bench's lines print them: `CPU per request 52.2 -> 46.4 us`. */
+export function cpuTrail(warm: WarmUp<WarmUpRun>): string {
+  return `CPU per request ${warm.runs.map((r) => r.cpuUsPerRequest.toFixed(1)).join(' -> ')} us`;
+}
+
+/** ` (not steady at the cap)` where the cap stopped the warm-up, else nothing. */
+export function steadiness(warm: WarmUp<WarmUpRun>): string {
+  return warm.steady ? '' : ' (not steady at the cap)';
+}
+
 function agree(a: number, b: number, tolerance: number): boolean {
   return Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= tolerance * Math.max(a, b);
 }

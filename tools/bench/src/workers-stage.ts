@@ -8,7 +8,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { treeCpuSeconds } from './cpu.js';
 import { plantStore, serveWorkers, sqliteFile } from './targets.js';
-import { warmUntilSteady } from './warm-up.js';
+import { cpuTrail, steadiness, warmUntilSteady } from './warm-up.js';
 import { type Placement, placement, roundOrder, stageLoad, WORKERS_WARM_UP_MAX_RUNS } from './workers-plan.js';
 import { type WrkResult, wrkAgainst } from './wrk.js';
 
@@ -78,7 +78,7 @@ export async function workersStage(options: {
           const result = await run(options.seconds);
           runs.push({ workers, round, result });
           options.log(
-            `round ${round + 1}/${options.rounds}: serve --workers ${workers} (server on ${where.serverCores ?? 'any core'}, wrk on ${where.wrkCores}): warm-up ${warm.runs.length} runs, CPU per request ${warm.runs.map((r) => r.cpuUsPerRequest.toFixed(1)).join(' -> ')} us${warm.steady ? '' : ' (not steady at the cap)'}; mixed ${result.requestsPerSec.toFixed(0)} req/s, ${result.cpuUsPerRequest.toFixed(1)} us CPU/request (${(result.cpuSeconds / options.seconds).toFixed(2)} cores), p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}`,
+            `round ${round + 1}/${options.rounds}: serve --workers ${workers} (server on ${where.serverCores ?? 'any core'}, wrk on ${where.wrkCores}): warm-up ${warm.runs.length} runs, ${cpuTrail(warm)}${steadiness(warm)}; mixed ${result.requestsPerSec.toFixed(0)} req/s, ${result.cpuUsPerRequest.toFixed(1)} us CPU/request (${(result.cpuSeconds / options.seconds).toFixed(2)} cores), p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}`,
           );
         } finally {
           await server.stop();

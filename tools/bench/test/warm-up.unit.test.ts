@@ -1,7 +1,7 @@
 // The warm-up rule every target shares (src/warm-up.ts): runs until two in a row agree on CPU per request and the last
 // is near the lowest so far, within a cap.
 import { describe, expect, it } from 'vitest';
-import { warmUntilSteady } from '../src/warm-up.js';
+import { cpuTrail, steadiness, warmUntilSteady } from '../src/warm-up.js';
 
 const runsOf = (figures: number[]) => {
   let i = 0;
@@ -42,5 +42,12 @@ describe('warmUntilSteady', () => {
   it('never counts a run without a CPU figure as agreeing', async () => {
     const warm = await warmUntilSteady(runsOf([Number.NaN, Number.NaN, Number.NaN]), { maxRuns: 3 });
     expect(warm.steady).toBe(false);
+  });
+
+  it('is printed as its runs in order, and says when the cap stopped it', async () => {
+    const steady = await warmUntilSteady(runsOf([52.24, 46.4, 46.5]));
+    expect(`${cpuTrail(steady)}${steadiness(steady)}`).toBe('CPU per request 52.2 -> 46.4 -> 46.5 us');
+    const capped = await warmUntilSteady(runsOf([100, 80]), { maxRuns: 2 });
+    expect(`${cpuTrail(capped)}${steadiness(capped)}`).toBe('CPU per request 100.0 -> 80.0 us (not steady at the cap)');
   });
 });
