@@ -40,16 +40,19 @@ interface Behind {
   changes: PlantChange[] | null;
 }
 
-// The page as JSON, built by SQLite: {"name":...} or {"name":...,"tag":...} per plant, in id order.
-// The owner's version is read by the same statement, so it belongs to the same snapshot as the page.
+// The page as JSON, built by SQLite: {"name":...} or {"name":...,"tag":...} per plant, in id order, with the owner's
+// version and whether more plants follow, all read by one statement: one snapshot, so a commit of another process's
+// cannot land between the page and its `hasMore` (a short page saying more follow).
 // CAST AS BLOB hands the page over as UTF-8 bytes (a Buffer), never as a JavaScript string.
-// The rows' statement writes its owner and limit as `+?`: SQLite (3.54, as better-sqlite3 builds it) compiles a
-// statement again at every run when a bare `?` is the owner of `owner = ? ... ORDER BY` or the LIMIT, since the value
-// bound there may change its plan; the unary plus hides the parameter from the planner and keeps the same plan
-// (the primary key's search) and result. The compile cost 20 of the page's 43 us (perf, 100 plants).
-const PAGE_SELECT = `SELECT CAST(json_group_array(
-    CASE WHEN tag IS NULL THEN json_object('name', name) ELSE json_object('name', name, 'tag', tag) END ORDER BY id
-  ) AS BLOB) AS body, max(id) AS lastId, (SELECT version FROM owner_versions WHERE owner = ?) AS version`;
+// Owner and limit are written `+@owner`, `+@limit`: SQLite (3.54, as better-sqlite3 builds it) compiles a statement
+// again at every run when a bare parameter is the owner of `owner = ? ... ORDER BY` or the LIMIT, since its value may
+// change the plan; the unary plus hides it from the planner and keeps the plan (the primary key's search).
+const pageSelect = (rows: string) => `SELECT body, lastId, version,
+    EXISTS (SELECT 1 FROM plants WHERE owner = +@owner AND id > lastId) AS hasMore
+  FROM (SELECT CAST(json_group_array(
+      CASE WHEN tag IS NULL THEN json_object('name', name) ELSE json_object('name', name, 'tag', tag) END ORDER BY id
+    ) AS BLOB) AS body, max(id) AS lastId, (SELECT version FROM owner_versions WHERE owner = @owner) AS version
+    FROM (${rows}))`;
 
 export interface SqliteOptions {
   /** Share one transaction (one fsync) among concurrent writes; off commits each write on its own. */
@@ -370,19 +373,19 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
         if (cached) return cached;
         const rows =
           after === undefined
-            ? `SELECT id, name, tag FROM plants WHERE owner = +? ORDER BY id LIMIT +?`
-            : `SELECT id, name, tag FROM plants WHERE owner = +? AND id > ? ORDER BY id LIMIT +?`;
-        const query = statement(`${PAGE_SELECT} FROM (${rows})`).safeIntegers(true);
-        const head = (after === undefined ? query.get(owner, owner, limit) : query.get(owner, owner, after, limit)) as {
+            ? 'SELECT id, name, tag FROM plants WHERE owner = +@owner ORDER BY id LIMIT +@limit'
+            : 'SELECT id, name, tag FROM plants WHERE owner = +@owner AND id > @after ORDER BY id LIMIT +@limit';
+        const query = statement(pageSelect(rows)).safeIntegers(true);
+        const head = query.get(after === undefined ? { owner, limit } : { owner, limit, after }) as {
           body: Buffer;
           lastId: bigint | null;
           version: bigint | null;
+          hasMore: bigint;
         };
-        const next = statement('SELECT 1 FROM plants WHERE owner = ? AND id > ? LIMIT 1');
         const page: PlantPage = {
           body: head.body,
           lastId: head.lastId ?? undefined,
-          hasMore: head.lastId !== null && next.get(owner, head.lastId) !== undefined,
+          hasMore: head.hasMore === 1n,
           version: String(head.version ?? 0n),
         };
         pages.set(owner, key, page, after);

@@ -219,3 +219,47 @@ describe("another process's changes, as the feed carries them", () => {
     }
   });
 });
+
+// `serve --workers N`: another process may commit at any moment of a list. A page and whether more plants follow
+// come from one snapshot, or a page shorter than its limit says more follow (and is cached so, for good).
+it('reads a page and whether more plants follow in one snapshot, whatever another process commits meanwhile', async () => {
+  const { path, store } = await migrated('one-snapshot.db');
+  const db = new Database(path);
+  await store.plants.create('alice', { id: 1n, name: 'a1' });
+  await store.plants.create('alice', { id: 2n, name: 'a2' });
+  // Another process's create of a higher id commits right after this store's first read of alice's plants.
+  const foreignCreate = db.transaction(() => {
+    db.exec("INSERT INTO plants (owner, id, name) VALUES ('alice', 3, 'a3')");
+    db.exec("UPDATE owner_versions SET version = version + 1 WHERE owner = 'alice'");
+  });
+  const prototype = Object.getPrototypeOf(db.prepare('SELECT 1')) as { get: (...args: unknown[]) => unknown };
+  const get = prototype.get;
+  let armed = true;
+  prototype.get = function (this: { source: string }, ...args: unknown[]) {
+    const row = get.apply(this, args);
+    if (armed && this.source.includes('FROM plants')) {
+      armed = false;
+      foreignCreate();
+    }
+    return row;
+  };
+  try {
+    store.beginRequest!();
+    const page = await store.plants.list('alice', { limit: 3 });
+    expect(armed).toBe(false);
+    expect(JSON.parse(pageText(page))).toEqual([{ name: 'a1' }, { name: 'a2' }]);
+    expect(page.hasMore).toBe(false);
+  } finally {
+    prototype.get = get;
+  }
+  try {
+    // The next list hears the commit and answers one full page.
+    store.beginRequest!();
+    const page = await store.plants.list('alice', { limit: 3 });
+    expect(JSON.parse(pageText(page))).toEqual([{ name: 'a1' }, { name: 'a2' }, { name: 'a3' }]);
+    expect(page.hasMore).toBe(false);
+  } finally {
+    db.close();
+    await store.close();
+  }
+});
