@@ -1,10 +1,11 @@
 // Test support: read-your-writes probed as an outside client meets it. Each probe creates a plant through one server,
 // lists through another, deletes it, lists again, every request on a new connection (so `serve --workers` hands it
 // to whichever worker is next), while a background load keeps every process's caches warm and busy.
-import { request } from 'node:http';
+import { type IncomingHttpHeaders, request } from 'node:http';
 
 interface Answer {
   status: number;
+  headers: IncomingHttpHeaders;
   body: string;
 }
 
@@ -29,7 +30,7 @@ export function sendOnce(url: string, token: string, method = 'GET', body?: unkn
         res.on('data', (chunk: string) => {
           text += chunk;
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
         res.on('error', reject);
       },
     );
