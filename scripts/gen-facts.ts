@@ -1,7 +1,7 @@
 // Codegen of the contract's runtime facts: openapi.yaml -> packages/contract/src/generated/operations.ts, the table of
 // operations (method, path, scope, security, parameters and body with their bounds), the links of their success
 // answers (which operation follows which: the conformance checker's model learns creates, lists and deletes from
-// them), the body size limit (`x-body-limit-bytes`) and the limits by field name. The server, the SDK and its testing kit read them; none keeps
+// them), each operation's effect on its resource (list, read, create, update, delete), the body size limit (`x-body-limit-bytes`) and the limits by field name. The server, the SDK and its testing kit read them; none keeps
 // a copy. Called by gen-types.ts, so `pnpm gen` writes it and `pnpm gen:check` fails when it is stale.
 import {
   type BodyFacts,
@@ -9,6 +9,7 @@ import {
   flattenAllOf,
   HTTP_METHODS,
   type LinkFacts,
+  type OperationEffect,
   type OperationFacts,
   operationsOf,
   type ParameterFacts,
@@ -79,6 +80,26 @@ interface Operation {
   parameters?: Schema[];
   requestBody?: Schema;
   'x-required-scope'?: string;
+  'x-effect'?: string;
+}
+
+const EFFECTS: readonly OperationEffect[] = ['list', 'read', 'create', 'update', 'delete'];
+
+/** The operation's effect on its resource: its `x-effect`, or what its method does to the path (a collection or an item). */
+function effectOf(path: string, method: string, operation: Operation): OperationEffect {
+  const stated = operation['x-effect'];
+  if (stated !== undefined) {
+    if (!(EFFECTS as readonly string[]).includes(stated)) {
+      throw new Error(`gen: ${operation.operationId}: x-effect must be one of ${EFFECTS.join(', ')}`);
+    }
+    return stated as OperationEffect;
+  }
+  const item = /\/\{[^/]+\}$/.test(path);
+  const inferred = { get: item ? 'read' : 'list', post: 'create', put: 'update', patch: 'update', delete: 'delete' }[
+    method
+  ] as OperationEffect | undefined;
+  if (!inferred) throw new Error(`gen: ${operation.operationId}: say what ${method} ${path} does with x-effect`);
+  return inferred;
 }
 
 /** The facts of every operation of `document`, in path and method order. */
@@ -110,6 +131,7 @@ export function operationFacts(document: Document): OperationFacts[] {
       security: [...new Set((operation.security ?? globalSecurity).flatMap((requirement) => Object.keys(requirement)))],
       parameters,
       body: bodyFacts(document, operation.requestBody),
+      effect: effectOf(path, method, operation),
     };
   });
 }

@@ -31,6 +31,7 @@ export type {
   BodyFacts,
   FieldFacts,
   LinkFacts,
+  OperationEffect,
   OperationFacts,
   ParameterFacts,
   SdkOperationFacts,
@@ -51,6 +52,7 @@ export {
 } from './request-rules.js';
 export { isScope, SCOPES, type Scope } from './scopes.js';
 export { SERVED_CONTRACT_PATH } from './served-contract.js';
+export type { WriteEffect } from './write-effect.js';
 export type { components, operations, paths, webhooks };
 
 export type Plant = components['schemas']['Plant'];

@@ -40,6 +40,13 @@ export interface BodyFacts {
   readonly closed: boolean;
 }
 
+/**
+ * What an operation does to its resource: lists the collection, reads, creates, updates or deletes one item. Inferred
+ * from method and path (GET of a collection lists, GET of `/{id}` reads, POST creates, PUT and PATCH update, DELETE
+ * deletes), or stated by the operation's `x-effect`. Every cache of the service reads a write's effect from here.
+ */
+export type OperationEffect = 'list' | 'read' | 'create' | 'update' | 'delete';
+
 export interface OperationFacts {
   readonly operationId: string;
   /** Upper case, as HTTP writes it. */
@@ -53,6 +60,8 @@ export interface OperationFacts {
   readonly parameters: readonly ParameterFacts[];
   /** The request body, or null for an operation that takes none. */
   readonly body: BodyFacts | null;
+  /** What it does to its resource. */
+  readonly effect: OperationEffect;
 }
 
 /** An OpenAPI link of an operation's success answer: where a client goes next, fed from this exchange. */

@@ -38,7 +38,8 @@ export const OPERATIONS = [
         "pattern": "^[A-Za-z0-9_-]+$"
       }
     ],
-    "body": null
+    "body": null,
+    "effect": "list"
   },
   {
     "operationId": "createPlant",
@@ -77,7 +78,8 @@ export const OPERATIONS = [
         }
       ],
       "closed": true
-    }
+    },
+    "effect": "create"
   },
   {
     "operationId": "deletePlant",
@@ -96,7 +98,8 @@ export const OPERATIONS = [
         "format": "int64"
       }
     ],
-    "body": null
+    "body": null,
+    "effect": "delete"
   }
 ] as const satisfies readonly OperationFacts[];
 

@@ -1,13 +1,15 @@
 // The stores' cache of plant pages, by owner and (limit, cursor): a page is built once and answered from memory
-// until a change to that owner's plants could alter it (pageChangedBy: a create or delete after the page's last
-// plant leaves a full page as it was, which keeps a busy owner's pages cached while it adds plants). Clients choose `limit` and forge cursors freely, so the cache is bounded
-// in bytes (PAGE_CACHE_BYTES), not in entries, and evicts as CLOCK does (second chance, an approximation of least
+// until a change to that owner's plants could alter it (pageChangedBy in write-effect.ts: a create or delete after
+// the page's last plant leaves a full page as it was, which keeps a busy owner's pages cached while it adds plants).
+// Clients choose `limit` and forge cursors freely, so the cache is bounded in bytes (PAGE_CACHE_BYTES), not in
+// entries, and evicts as CLOCK does (second chance, an approximation of least
 // recently used): pages go in the order they were cached, except that a page used since it was last passed over is
 // passed over once more. A hit only marks its entry: moving it to the end of the map (delete, then set) on every hit
 // made V8 allocate a new table for the map each time, ~140 bytes a hot read that outlived the young generation and
 // filled the old one (measured: docs/performance.md and the report it links). The same cache, with another `sizeOf`,
 // holds the PostgreSQL store's tokens.
 import type { CacheStats, PlantPage } from './store.js';
+import { type PlantChange, pageChangedBy, type WriteEffect } from './write-effect.js';
 
 /** The page cache's default bound, in bytes (PAGE_CACHE_BYTES), on every engine. */
 export const DEFAULT_PAGE_CACHE_BYTES = 12 * 1024 * 1024;
@@ -17,30 +19,6 @@ const ENTRY_OVERHEAD_BYTES = 256;
 
 /** What a page costs: its JSON bytes. */
 const pageBytes = (page: PlantPage) => page.body.byteLength;
-
-/**
- * Whether a page of an owner's plants (those after `after`, or from the start) can differ once plant `id` of that owner
- * is created or deleted. Pages are in id order, so a plant before the page's range changes nothing, and one beyond
- * its last plant changes nothing while the page stays full and knows more follow (a create there keeps `hasMore`
- * true; a delete there may make it false, so a delete beyond the last plant counts when more were said to follow).
- */
-export function pageChangedBy(
-  change: 'create' | 'delete',
-  id: bigint,
-  page: PlantPage,
-  after: bigint | undefined,
-): boolean {
-  if (after !== undefined && id <= after) return false;
-  if (page.lastId === undefined || id <= page.lastId) return true;
-  return change === 'create' ? !page.hasMore : page.hasMore;
-}
-
-/** A write to an owner's plants, as the SQLite store's change log keeps it: what it did, and the version it made. */
-export interface PlantChange {
-  change: 'create' | 'delete';
-  id: bigint;
-  version: bigint;
-}
 
 /** Whether decimal version `a` is older than `b`: the shorter is the smaller, else the first in text order. */
 const olderThan = (a: string, b: string) => a.length < b.length || (a.length === b.length && a < b);
@@ -156,20 +134,24 @@ export class PageCache<Value = PlantPage> {
   }
 
   /**
-   * After a write that moved the owner's data version from `from` to `to`: a page at `from` that `changed` says it
-   * cannot have altered gets `to` (its content is the same, but its ETag must move with every write, so a client
-   * holding the old tag gets the page again and the new tag); every other page older than `to` is forgotten (it may
-   * miss this write, or one by another process between its version and `from`). Pages read after the write stay.
+   * After a write that moved the owner's data version from `from` to `to` by `effect` on the plants `ids`: a page at
+   * `from` that the effect cannot have altered (pageChangedBy) gets `to` (its content is the same, but its ETag must
+   * move with every write, so a client holding the old tag gets the page again and the new tag); every other page
+   * older than `to` is forgotten (it may miss this write, or one by another process between its version and `from`).
+   * Pages read after the write stay.
    */
   afterWrite(
     this: PageCache<PlantPage>,
     owner: string,
     from: string,
     to: string,
-    changed: (page: PlantPage, after: bigint | undefined) => boolean,
+    effect: WriteEffect,
+    ids: readonly bigint[],
   ): void {
     const entries = this.#byOwner.get(owner);
     if (!entries) return;
+    const changed = (page: PlantPage, after: bigint | undefined) =>
+      ids.some((id) => pageChangedBy(effect, id, page, after));
     // A Map may lose the entry being visited (#remove) without upsetting the iteration.
     for (const [id, entry] of entries) {
       if (entry.version === from && !changed(entry.page, entry.after)) entry.version = to;
@@ -209,7 +191,7 @@ export class PageCache<Value = PlantPage> {
       }
       let kept = start >= 0;
       for (let i = start; kept && i < changes.length; i++) {
-        kept = !pageChangedBy(changes[i]!.change, changes[i]!.id, entry.page, entry.after);
+        kept = !pageChangedBy(changes[i]!.effect, changes[i]!.id, entry.page, entry.after);
       }
       if (kept) entry.version = version;
       else this.#remove(id);

@@ -2,8 +2,7 @@
 
 import { pageOf } from '@plant-store/test-kit/page-text';
 import { describe, expect, it } from 'vitest';
-import { PageCache, pageChangedBy } from '../../src/store/page-cache.js';
-import type { PlantPage } from '../../src/store/store.js';
+import { PageCache } from '../../src/store/page-cache.js';
 
 describe('PageCache', () => {
   it('keeps any kind of value within its byte bound, by the size it is given, dropping the least recently used', () => {
@@ -30,7 +29,7 @@ describe('PageCache', () => {
     cache.set('owner', 'c', at('11'), undefined);
     cache.set('other', 'a', at('2'), undefined);
     expect(cache.oldestVersion('owner')).toBe(9n);
-    cache.replay('owner', [{ change: 'create', id: 1n, version: 10n }], 10n); // a page without plants: any create alters it
+    cache.replay('owner', [{ effect: 'create', id: 1n, version: 10n }], 10n); // a page without plants: any create alters it
     expect(cache.get('owner', 'b')).toBeUndefined();
     expect(cache.oldestVersion('owner')).toBe(10n);
     expect(cache.get('owner', 'c')).toBeDefined();
@@ -40,17 +39,17 @@ describe('PageCache', () => {
   it('answers the oldest version from the one a write or catch-up brought the owner’s pages to, lowered by an older page cached since', () => {
     const cache = new PageCache();
     const at = (version: string) => pageOf('[]', { lastId: undefined, hasMore: false, version });
-    cache.set('owner', 'a', at('5'));
+    cache.set('owner', 'a', pageOf('[]', { lastId: 10n, hasMore: true, version: '5' }));
     cache.set('owner', 'b', at('7'));
-    cache.afterWrite('owner', '5', '6', () => false); // a is kept at 6; b, newer, is left as it is
+    cache.afterWrite('owner', '5', '6', 'create', [15n]); // a is kept at 6; b, newer, is left as it is
     expect(cache.oldestVersion('owner')).toBe(6n);
-    cache.replay('owner', [{ change: 'create', id: 1n, version: 7n }], 7n);
+    cache.replay('owner', [{ effect: 'create', id: 1n, version: 7n }], 7n);
     expect(cache.get('owner', 'a')).toBeUndefined();
     expect(cache.oldestVersion('owner')).toBe(7n);
     // A page older than that, cached since (read before a write it missed), is the oldest again, and is forgotten.
     cache.set('owner', 'c', at('3'));
     expect(cache.oldestVersion('owner')).toBe(3n);
-    cache.replay('owner', [{ change: 'create', id: 1n, version: 7n }], 7n); // the changes 4..6 are not listed
+    cache.replay('owner', [{ effect: 'create', id: 1n, version: 7n }], 7n); // the changes 4..6 are not listed
     expect(cache.get('owner', 'c')).toBeUndefined();
     expect(cache.get('owner', 'b')?.version).toBe('7');
     // An owner whose pages are all gone keeps nothing of them: a page cached later is its own oldest.
@@ -96,37 +95,13 @@ describe('PageCache', () => {
   });
 });
 
-describe('pageChangedBy', () => {
-  // A full page of plants 10..19 (limit 10), starting after cursor 5, with more plants after it.
-  const full: PlantPage = pageOf('[]', { lastId: 19n, hasMore: true, version: '1' });
-  const last: PlantPage = pageOf('[]', { lastId: 19n, hasMore: false, version: '1' });
-  const empty: PlantPage = pageOf('[]', { lastId: undefined, hasMore: false, version: '1' });
-
-  it('leaves a page alone when the plant is before its range, or beyond a full page that knows more follow', () => {
-    expect(pageChangedBy('create', 3n, full, 5n)).toBe(false);
-    expect(pageChangedBy('create', 5n, full, 5n)).toBe(false);
-    expect(pageChangedBy('create', 20n, full, 5n)).toBe(false);
-    expect(pageChangedBy('create', 1_000_000n, full, undefined)).toBe(false);
-    expect(pageChangedBy('delete', 3n, full, 5n)).toBe(false);
-    // Nothing follows the last page, so no plant beyond it can be deleted.
-    expect(pageChangedBy('delete', 25n, last, 5n)).toBe(false);
-  });
-
-  it('counts a plant inside the range, one beyond the last page, and a delete that may end hasMore', () => {
-    expect(pageChangedBy('create', 12n, full, 5n)).toBe(true);
-    expect(pageChangedBy('create', 6n, full, undefined)).toBe(true);
-    expect(pageChangedBy('create', 25n, last, 5n)).toBe(true); // hasMore becomes true
-    expect(pageChangedBy('create', 7n, empty, 5n)).toBe(true);
-    expect(pageChangedBy('delete', 19n, full, 5n)).toBe(true);
-    expect(pageChangedBy('delete', 25n, full, 5n)).toBe(true); // maybe the only plant after the page
-  });
-
+describe('PageCache after writes', () => {
   it('lets afterWrite drop only the pages a change may alter, and give the others the new version', () => {
     const cache = new PageCache();
     cache.set('ann', '10:', pageOf('[1]', { lastId: 10n, hasMore: true, version: '1' }));
     cache.set('ann', '10:10', pageOf('[2]', { lastId: 20n, hasMore: false, version: '1' }), 10n);
     cache.set('ben', '10:', pageOf('[3]', { lastId: 10n, hasMore: false, version: '1' }));
-    cache.afterWrite('ann', '1', '2', (page, after) => pageChangedBy('create', 15n, page, after));
+    cache.afterWrite('ann', '1', '2', 'create', [15n]);
     expect(cache.get('ann', '10:')).toBeDefined();
     expect(cache.get('ann', '10:')?.version).toBe('2');
     expect(cache.get('ann', '10:10')).toBeUndefined();
@@ -137,9 +112,8 @@ describe('pageChangedBy', () => {
     const cache = new PageCache();
     cache.set('ann', '10:', pageOf('[1]', { lastId: 10n, hasMore: true, version: '1' }));
     const before = cache.get('ann', '10:')!;
-    const beyond = (page: PlantPage, after: bigint | undefined) => pageChangedBy('create', 15n, page, after);
-    cache.afterWrite('ann', '1', '2', beyond);
-    cache.afterWrite('ann', '2', '3', beyond);
+    cache.afterWrite('ann', '1', '2', 'create', [15n]);
+    cache.afterWrite('ann', '2', '3', 'create', [15n]);
     // A request that got the page before the writes still holds version 1 (its ETag and its freshness check).
     expect(before.version).toBe('1');
     const after = cache.get('ann', '10:')!;
@@ -149,9 +123,9 @@ describe('pageChangedBy', () => {
     expect(cache.get('ann', '10:')).toBe(after); // no new object until a write moves it on again
     expect(cache.oldestVersion('ann')).toBe(3n);
     // What `usable` is shown is the current version, so a reader asking for version 3 or newer gets the page.
-    cache.afterWrite('ann', '3', '4', beyond);
+    cache.afterWrite('ann', '3', '4', 'create', [15n]);
     expect(cache.get('ann', '10:', (page) => page.version === '4')?.version).toBe('4');
-    cache.replay('ann', [{ change: 'create', id: 15n, version: 6n }], 6n); // the change to 5 is not listed
+    cache.replay('ann', [{ effect: 'create', id: 15n, version: 6n }], 6n); // the change to 5 is not listed
     expect(cache.get('ann', '10:')).toBeUndefined();
   });
 
@@ -168,9 +142,9 @@ describe('pageChangedBy', () => {
     cache.replay(
       'ann',
       [
-        { change: 'create', id: 30n, version: 4n },
-        { change: 'create', id: 31n, version: 5n },
-        { change: 'delete', id: 15n, version: 6n },
+        { effect: 'create', id: 30n, version: 4n },
+        { effect: 'create', id: 31n, version: 5n },
+        { effect: 'delete', id: 15n, version: 6n },
       ],
       6n,
     );
@@ -194,9 +168,9 @@ describe('pageChangedBy', () => {
     cache.replay(
       'ann',
       [
-        { change: 'create', id: 30n, version: 4n },
-        { change: 'create', id: 31n, version: 6n }, // the change to 5 is missing
-        { change: 'create', id: 32n, version: 7n },
+        { effect: 'create', id: 30n, version: 4n },
+        { effect: 'create', id: 31n, version: 6n }, // the change to 5 is missing
+        { effect: 'create', id: 32n, version: 7n },
       ],
       7n,
     );
@@ -208,16 +182,16 @@ describe('pageChangedBy', () => {
     cache.replay(
       'ann',
       [
-        { change: 'create', id: 34n, version: 8n },
-        { change: 'create', id: 35n, version: 10n },
-        { change: 'create', id: 36n, version: 11n },
+        { effect: 'create', id: 34n, version: 8n },
+        { effect: 'create', id: 35n, version: 10n },
+        { effect: 'create', id: 36n, version: 11n },
       ],
       12n,
     );
     expect(cache.get('ann', 'e')).toBeUndefined();
     // A version moved by a writer that logged no change (an older release of the service on the same file).
     cache.set('ann', 'd', pageOf('[1]', { lastId: 10n, hasMore: true, version: '9' }));
-    cache.replay('ann', [{ change: 'create', id: 33n, version: 8n }], 9n);
+    cache.replay('ann', [{ effect: 'create', id: 33n, version: 8n }], 9n);
     expect(cache.get('ann', 'b')).toBeUndefined();
     expect(cache.get('ann', 'c')).toBeUndefined();
     expect(cache.get('ann', 'd')?.version).toBe('9');
@@ -228,7 +202,7 @@ describe('pageChangedBy', () => {
     const cache = new PageCache();
     cache.set('ann', '10:', pageOf('[1]', { lastId: 10n, hasMore: true, version: '1' }));
     cache.set('ann', '10:5', pageOf('[2]', { lastId: 10n, hasMore: true, version: '4' }), 5n);
-    cache.afterWrite('ann', '2', '3', (page, after) => pageChangedBy('create', 15n, page, after));
+    cache.afterWrite('ann', '2', '3', 'create', [15n]);
     expect(cache.get('ann', '10:')).toBeUndefined();
     expect(cache.get('ann', '10:5')?.version).toBe('4');
   });

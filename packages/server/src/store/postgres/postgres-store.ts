@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { ownBytes } from '../own-bytes.js';
-import { DEFAULT_PAGE_CACHE_BYTES, PageCache, pageChangedBy } from '../page-cache.js';
+import { DEFAULT_PAGE_CACHE_BYTES, PageCache } from '../page-cache.js';
 import {
   IDEMPOTENCY_TTL_MS,
   type KeptAnswer,
@@ -16,6 +16,7 @@ import {
   type TokenRecord,
 } from '../store.js';
 import { type TokenRow, toTokenRecord } from '../token-row.js';
+import type { WriteEffect } from '../write-effect.js';
 import { ChangeFeed, channelFor, encodeChange, notifyPrefix } from './change-feed.js';
 import { CreateBatch, rowKey } from './create-batch.js';
 import { TRIM_OLDEST_KEYS } from './idempotency-bound.js';
@@ -262,9 +263,8 @@ export function openPostgresStore({
   const cachedToken = (secretHash: Buffer) => (feedLive() ? tokens.get('', secretHash.toString('latin1')) : undefined);
   // This instance's own writes forget only the pages they may alter, and move the others' version when no other write
   // came between (each created or deleted plant moves its owner's version by one).
-  const changedLocally = (owner: string, change: 'create' | 'delete', ids: readonly bigint[], version: string) => {
-    const from = String(BigInt(version) - BigInt(ids.length));
-    pages.afterWrite(owner, from, version, (page, after) => ids.some((id) => pageChangedBy(change, id, page, after)));
+  const changedLocally = (owner: string, effect: WriteEffect, ids: readonly bigint[], version: string) => {
+    pages.afterWrite(owner, String(BigInt(version) - BigInt(ids.length)), version, effect, ids);
   };
 
   // Creates group-committed with their webhook events (outbox.ts): one statement, one commit per batch.

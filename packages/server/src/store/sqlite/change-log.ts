@@ -1,4 +1,4 @@
-// The SQLite store's change log: each owner's last CHANGES_KEPT plant changes (a create or a delete, and the plant's
+// The SQLite store's change log: each owner's last CHANGES_KEPT plant changes (the write's effect, and the plant's
 // id), by the owner's version each one made, written in the write's own transaction. Another process on the same
 // file (`serve --workers N`) hears of a commit as a row of the change feed (sqlite-store.ts) naming the owner and its
 // new version; with the log it replays the owner's changes over its cached pages (pageChangedBy, as it does for its
@@ -6,15 +6,16 @@
 // mixed workload answered 5% of lists from the cache where one worker answered 59%, and spent more CPU per request
 // than one (the figures: docs/performance.md and the report it links).
 import type Database from 'better-sqlite3';
-import type { PageCache, PlantChange } from '../page-cache.js';
+import type { PageCache } from '../page-cache.js';
 import type { PlantPage } from '../store.js';
+import { EFFECT_CODES, effectOfCode, type PlantChange, type WriteEffect } from '../write-effect.js';
 
 /** Changes kept per owner; a process further behind on an owner than this forgets that owner's pages, as before. */
 export const CHANGES_KEPT = 32n;
 
 export interface ChangeLog {
   /** Inside the write that moved the owner's version to `version`: records what it changed. */
-  record(owner: string, version: string, change: 'create' | 'delete', id: bigint): void;
+  record(owner: string, version: string, effect: WriteEffect, id: bigint): void;
   /**
    * Brings the owner's cached pages up to `version`, a version of the owner's that was committed (PageCache.replay):
    * a page that no change since its own version can have altered is kept (with that version), every other older page
@@ -32,7 +33,7 @@ interface ChangeRow {
 
 /** A log entry as the page cache replays it. */
 export const toPlantChange = ({ version, id, created }: ChangeRow): PlantChange => ({
-  change: created === 1n ? 'create' : 'delete',
+  effect: effectOfCode(created),
   id,
   version,
 });
@@ -46,11 +47,11 @@ export const logEntryOf = (owner: string, version: string) =>
 
 export function createChangeLog(statement: (sql: string) => Database.Statement): ChangeLog {
   return {
-    record(owner, version, change, id) {
+    record(owner, version, effect, id) {
       statement(
         `INSERT INTO plant_changes (owner, slot, version, id, created) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (owner, slot) DO UPDATE SET version = excluded.version, id = excluded.id, created = excluded.created`,
-      ).run(owner, BigInt(version) % CHANGES_KEPT, BigInt(version), id, change === 'create' ? 1 : 0);
+      ).run(owner, BigInt(version) % CHANGES_KEPT, BigInt(version), id, EFFECT_CODES[effect]);
     },
     catchUp(pages, owner, version) {
       const oldest = pages.oldestVersion(owner);

@@ -6,9 +6,10 @@
 // --workers`, the CLI).
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { PageCache, type PlantChange, pageChangedBy } from '../page-cache.js';
+import { PageCache } from '../page-cache.js';
 import type { PlantPage, Store, StoredPlant, TokenRecord } from '../store.js';
 import { type TokenRow, toTokenRecord } from '../token-row.js';
+import type { PlantChange, WriteEffect } from '../write-effect.js';
 import { CHANGES_KEPT, createChangeLog, logEntryOf, toPlantChange } from './change-log.js';
 import { checkBeforeOpen, watchFile } from './file-guard.js';
 import { prepareDatabaseFile } from './file-mode.js';
@@ -29,6 +30,9 @@ interface FeedRow {
   id: bigint | null;
   created: bigint | null;
 }
+
+/** A change this process's write made, with the owner's version it moved to (decimal). */
+type Move = Omit<PlantChange, 'version'> & { version: string };
 
 /** An owner another process wrote to: the version the feed moved it to, and the changes heard on the way. */
 interface Behind {
@@ -248,52 +252,57 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   };
 
   const ownMove = (owner: string, version: string | bigint) => `${owner}\u0000${version}`;
-  /** Inside a write: moves the owner's version, logs the change, and notes the version as this process's own. */
-  const move = (owner: string, change: 'create' | 'delete', id: bigint): string => {
+  /**
+   * Inside a write, the one call that names its effect: moves the owner's version, logs the change, and notes the
+   * version as this process's own; ownWrite applies the change to the owner's pages once it committed.
+   */
+  const move = (owner: string, effect: WriteEffect, id: bigint): Move => {
     const version = idempotency.bump(owner, true, 0);
-    changes.record(owner, version, change, id);
+    changes.record(owner, version, effect, id);
     uncommitted.push(ownMove(owner, version));
-    return version;
+    return { effect, id, version };
   };
   /**
-   * Runs a write of the owner's plants (`moved` hears the version it made, if it made one), then `answered` with its
-   * value and that version. Its moves stop being this process's own once it is answered or refused; when its work
-   * throws, they never were (its savepoint rolled them back). A write refused after it moved the version may have
+   * Runs a write of the owner's plants (`moved` hears the change it made, if it made one), applies that change to the
+   * owner's cached pages once it committed, then answers `answered` with its value. Its moves stop being this
+   * process's own once it is answered or refused; when its work throws, they never were (its savepoint rolled them
+   * back). A write refused after it moved the version may have
    * committed (its log's sync failed: readers see it) or not: the owner's next list brings its pages up to that
    * version through the change log, which forgets them where the change is not there.
    */
   const ownWrite = async <T, R>(
     owner: string,
-    work: (moved: (version: string) => void) => T,
-    answered: (value: T, version: string) => R,
+    work: (moved: (move: Move) => void) => T,
+    answered: (value: T) => R,
   ): Promise<R> => {
-    let version = '';
+    let made: Move | undefined;
     let refused = true;
     try {
       const value = await write(() => {
         const mark = uncommitted.length;
         try {
-          return work((moved) => (version = moved));
+          return work((move) => (made = move));
         } catch (error) {
           uncommitted.length = mark;
           throw error;
         }
       });
       refused = false;
-      return answered(value, version);
+      if (made) pages.afterWrite(owner, before(owner, made.version), made.version, made.effect, [made.id]);
+      return answered(value);
     } finally {
-      if (version) {
-        ownMoves.delete(ownMove(owner, version));
+      if (made) {
+        ownMoves.delete(ownMove(owner, made.version));
         if (refused) {
-          heard(owner, BigInt(version), null);
+          heard(owner, BigInt(made.version), null);
           if (behind.size > MAX_BEHIND) forgetAll();
         }
       }
     }
   };
   // The plant, its webhook events and the owner's new version, in one savepoint of the write's transaction; `moved`
-  // hears that version when the plant was new.
-  const insertWithEvent = (owner: string, plant: StoredPlant, moved: (version: string) => void): boolean => {
+  // hears the change when the plant was new.
+  const insertWithEvent = (owner: string, plant: StoredPlant, moved: (move: Move) => void): boolean => {
     const insert = statement(
       'INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT (owner, id) DO NOTHING',
     );
@@ -334,10 +343,6 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     catchUp(owner, previous);
     return String(previous);
   };
-  const committedCreate = (owner: string, id: bigint, version: string) => {
-    pages.afterWrite(owner, before(owner, version), version, (page, after) => pageChangedBy('create', id, page, after));
-    outbox.committed();
-  };
 
   return {
     cacheStats: () => pages.stats(),
@@ -348,8 +353,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
         return ownWrite(
           owner,
           (moved) => insertWithEvent(owner, plant, moved),
-          (created, version) => {
-            if (created) committedCreate(owner, plant.id, version);
+          (created) => {
+            if (created) outbox.committed();
             return created;
           },
         );
@@ -358,8 +363,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
         return ownWrite(
           owner,
           (moved) => idempotency.createOnce(owner, claim, () => insertWithEvent(owner, plant, moved)),
-          (outcome, version) => {
-            if (outcome === true) committedCreate(owner, plant.id, version);
+          (outcome) => {
+            if (outcome === true) outbox.committed();
             return outcome;
           },
         );
@@ -395,18 +400,12 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
         const remove = statement('DELETE FROM plants WHERE owner = ? AND id = ?');
         return ownWrite(
           owner,
-          db.transaction((moved: (version: string) => void) => {
+          db.transaction((moved: (move: Move) => void) => {
             if (remove.run(owner, id).changes !== 1) return false;
             moved(move(owner, 'delete', id));
             return true;
           }),
-          (removed, version) => {
-            if (!removed) return false;
-            pages.afterWrite(owner, before(owner, version), version, (page, after) =>
-              pageChangedBy('delete', id, page, after),
-            );
-            return true;
-          },
+          (removed) => removed,
         );
       },
     },
