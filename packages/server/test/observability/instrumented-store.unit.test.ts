@@ -68,15 +68,15 @@ describe('the instrumented store', () => {
 
   it('passes a method the store gains on, timed, with no change to the instrumented store', async () => {
     const { store } = spiedStore();
-    const get = vi.fn(async (owner: string, id: bigint) => ({ owner, id }));
-    const grown = { ...store, plants: { ...store.plants, get } } as Store;
+    const count = vi.fn(async (owner: string, id: bigint) => ({ owner, id }));
+    const grown = { ...store, plants: { ...store.plants, count } } as Store;
     const metrics = createMetrics();
-    const instrumented = instrumentStore(grown, metrics, undefined) as Store & { plants: { get: typeof get } };
-    await expect(instrumented.plants.get('alice', 1n)).resolves.toEqual({ owner: 'alice', id: 1n });
+    const instrumented = instrumentStore(grown, metrics, undefined) as Store & { plants: { count: typeof count } };
+    await expect(instrumented.plants.count('alice', 1n)).resolves.toEqual({ owner: 'alice', id: 1n });
     expect(
       sampleValue(await metrics.registry.metrics(), 'plant_store_store_operation_duration_seconds_count', {
         engine: 'memory',
-        operation: 'plants.get',
+        operation: 'plants.count',
       }),
     ).toBe(1);
   });
