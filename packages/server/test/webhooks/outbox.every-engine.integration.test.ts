@@ -167,6 +167,27 @@ describe(`${TEST_DATABASE} webhook outbox`, () => {
     expect(await store.webhooks.replay(original!.id, clock)).toBe('unknown');
   });
 
+  it('queues no copy of an event still pending to the subscription, naming the pending delivery', async () => {
+    await subscribe();
+    await store.plants.create(fresh('pending'), { id: 8n, name: 'Moss' });
+    const [original] = await claimAll();
+    // Leased (an attempt in flight) or waiting for its retry: either way it will still be sent.
+    expect(await store.webhooks.replay(original!.id, later())).toEqual({ pending: original!.id });
+    await store.webhooks.settle(
+      original!.id,
+      { kind: 'retry', at: clock + 500, status: 503, error: 'HTTP 503' },
+      clock,
+    );
+    expect(await store.webhooks.replay(original!.id, later())).toEqual({ pending: original!.id });
+    expect(await claimAll()).toHaveLength(1);
+    await store.webhooks.settle(original!.id, { kind: 'delivered', status: 200 }, clock);
+    const copy = await store.webhooks.replay(original!.id, later());
+    expect(copy).toBeTypeOf('number');
+    // The copy is now the pending one: replaying the delivered original again names it and queues nothing.
+    expect(await store.webhooks.replay(original!.id, later())).toEqual({ pending: copy });
+    expect(await claimAll()).toHaveLength(1);
+  });
+
   it('rotates a secret: both sign until the overlap ends, then only the new one', async () => {
     const sub = await subscribe();
     const until = later() + 10_000;
