@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { POSTGRES_URL, waitFor } from '@plant-store/test-kit';
 import pg from 'pg';
+import { endWithWorker, marked } from './process-guard.js';
 import { sparePort } from './spare-port.js';
 
 export interface PgBouncer {
@@ -88,7 +89,12 @@ export async function startPgBouncer({ manual }: { manual?: string } = {}): Prom
       chownSync(path, ids.uid!, ids.gid!);
     }
   }
-  const child: ChildProcess = spawn(BINARY, [config], { ...ids, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(BINARY, [config], {
+    ...ids,
+    env: marked(process.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  endWithWorker(child);
   let log = '';
   child.stdout?.on('data', (chunk) => {
     log += chunk;
