@@ -54,7 +54,10 @@ if (problems.length > 0) {
 }
 
 const engine = (name: 'memory' | 'sqlite' | 'postgres') => ({ PLANT_STORE_TEST_DATABASE: name });
-const buildOnce = ['scripts/test/build-once.ts'];
+// Every project marks the run's processes and fails the run when one outlives it (process-leaks.ts); the system and
+// package tiers build first.
+const processLeaks = ['scripts/test/process-leaks.ts'];
+const buildOnce = [...processLeaks, 'scripts/test/build-once.ts'];
 
 export default defineConfig({
   // The example app's component tests are .tsx (examples/web; they pick happy-dom per file).
@@ -69,7 +72,10 @@ export default defineConfig({
     projects: [
       // Unit and integration files share a worker thread's loaded modules (Fastify, Ajv, the app) instead of importing
       // them per file.
-      { extends: true, test: { name: 'unit', include: tests('unit'), pool: 'threads', isolate: false } },
+      {
+        extends: true,
+        test: { name: 'unit', include: tests('unit'), pool: 'threads', isolate: false, globalSetup: processLeaks },
+      },
       {
         extends: true,
         test: {
@@ -78,6 +84,7 @@ export default defineConfig({
           pool: 'threads',
           isolate: false,
           env: engine('sqlite'),
+          globalSetup: processLeaks,
         },
       },
       {
@@ -88,6 +95,7 @@ export default defineConfig({
           pool: 'threads',
           isolate: false,
           env: engine('memory'),
+          globalSetup: processLeaks,
         },
       },
       {
@@ -97,6 +105,7 @@ export default defineConfig({
           include: tests('every-engine.integration'),
           env: engine('postgres'),
           isolate: false,
+          globalSetup: processLeaks,
         },
       },
       {

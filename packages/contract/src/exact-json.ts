@@ -1,9 +1,12 @@
 // Parses JSON exactly, the one way the service, the SDK's testing kit and its webhook check do: integers beyond 2^53
-// become bigint instead of being rounded, and keys that could pollute prototypes are refused. JSON.parse alone would
+// become bigint instead of being rounded, keys that could pollute prototypes are refused, and so is a member name
+// repeated in one object (JSON.parse keeps the last value, a gateway in front may read the first). JSON.parse alone would
 // turn 9007199254740993 into 9007199254740992. The cost is linear in the text's length whatever it holds: one
 // single-pass scan (no regex over the text) finds the number literals that need care and the nesting depth, then
 // V8's own JSON.parse, then, only when the scan found something, one walk over the parsed values. No Node imports:
 // the SDK bundles this for browsers and edge runtimes (Web Crypto for the random marker).
+
+import { callerText } from './caller-text.js';
 
 export class JsonBodyError extends Error {
   override name = 'JsonBodyError';
@@ -36,15 +39,46 @@ const NINE = 0x39;
 const LOWER_E = 0x65;
 const UPPER_E = 0x45;
 const PLUS = 0x2b;
+const COLON = 0x3a;
 
 const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
 
 /**
- * One pass over `text`: the positions (start, end pairs) of the integer literals JSON.parse would round, and checks
- * of the nesting depth and of whole numbers written with a fraction or exponent. Strings are skipped with indexOf.
+ * The closing quote of the string opening at `start`: the next quote not escaped by an odd run of backslashes, or -1.
+ * Each character is looked at a bounded number of times (the backward count only covers the run since the last quote).
  */
-function scan(text: string): number[] {
+function stringEnd(text: string, start: number): number {
+  let end = text.indexOf('"', start + 1);
+  while (end !== -1) {
+    let slashes = 0;
+    while (text.charCodeAt(end - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) break;
+    end = text.indexOf('"', end + 1);
+  }
+  return end;
+}
+
+/** The first position at or after `at` that is not JSON whitespace. */
+function skipSpace(text: string, at: number): number {
+  let code = text.charCodeAt(at);
+  while (code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09) code = text.charCodeAt(++at);
+  return at;
+}
+
+interface Scanned {
+  /** The positions (start, end pairs) of the integer literals JSON.parse would round. */
+  unsafe: number[];
+  /** How many member names the text holds (strings followed by a colon). */
+  members: number;
+}
+
+/**
+ * One pass over `text`: the integer literals JSON.parse would round, the member names counted, and checks of the
+ * nesting depth and of whole numbers written with a fraction or exponent. Strings are skipped with indexOf.
+ */
+function scan(text: string): Scanned {
   const unsafe: number[] = [];
+  let members = 0;
   let depth = 0;
   let containers = 0;
   let i = 0;
@@ -52,17 +86,10 @@ function scan(text: string): number[] {
   while (i < length) {
     const code = text.charCodeAt(i);
     if (code === QUOTE) {
-      // Skip the string: the next quote not escaped by an odd run of backslashes. Each character is looked at a
-      // bounded number of times (the backward count only covers the run since this string's last quote).
-      let end = text.indexOf('"', i + 1);
-      while (end !== -1) {
-        let slashes = 0;
-        while (text.charCodeAt(end - 1 - slashes) === BACKSLASH) slashes++;
-        if (slashes % 2 === 0) break;
-        end = text.indexOf('"', end + 1);
-      }
-      if (end === -1) return unsafe; // unterminated: JSON.parse reports it
-      i = end + 1;
+      const end = stringEnd(text, i);
+      if (end === -1) return { unsafe, members }; // unterminated: JSON.parse reports it
+      i = skipSpace(text, end + 1);
+      if (text.charCodeAt(i) === COLON) members++;
     } else if (code === 0x5b || code === 0x7b) {
       depth++;
       if (depth > MAX_JSON_DEPTH) throw new JsonBodyError(`the body is nested deeper than ${MAX_JSON_DEPTH} levels`);
@@ -139,7 +166,7 @@ function scan(text: string): number[] {
       i++;
     }
   }
-  return unsafe;
+  return { unsafe, members };
 }
 
 // String.prototype.isWellFormed (ES2024, Node 20+): false when the string holds a lone surrogate.
@@ -170,15 +197,57 @@ function walk(value: unknown, marker: string, checkStrings: boolean): unknown {
   return record;
 }
 
+/** How many members the objects in `value` hold, all levels together. */
+function memberCount(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) count += memberCount(item);
+    return count;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  count = keys.length;
+  for (const key of keys) count += memberCount(record[key]);
+  return count;
+}
+
+/** The first member name repeated within one object of `text` (valid JSON), as JSON.parse would read the name. */
+function repeatedMember(text: string): string | undefined {
+  // One set of names per open object; arrays hold none (null).
+  const open: (Set<string> | null)[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      const end = stringEnd(text, i);
+      const raw = text.slice(i + 1, end);
+      i = skipSpace(text, end + 1);
+      const names = open[open.length - 1];
+      if (text.charCodeAt(i) === COLON && names) {
+        const name = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+        if (names.has(name)) return name;
+        names.add(name);
+      }
+    } else {
+      if (code === 0x7b) open.push(new Set());
+      else if (code === 0x5b) open.push(null);
+      else if (code === 0x7d || code === 0x5d) open.pop();
+      i++;
+    }
+  }
+  return undefined;
+}
+
 /** A marker no client string is likely to start with: `~` and 12 random hex digits, fresh for each parse. */
 function randomMarker(): string {
   const bytes = globalThis.crypto.getRandomValues(new Uint8Array(6));
   return `~${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
 }
 
-/** Parses `text` as JSON; integer literals outside the safe range come back as bigint. */
+/** Parses `text` as JSON; integer literals outside the safe range come back as bigint, a repeated member is refused. */
 export function parseJsonExact(text: string): unknown {
-  const unsafe = scan(text);
+  const { unsafe, members } = scan(text);
   // Escapes can spell forbidden keys and lone surrogates; raw text from a strict UTF-8 decoder holds no surrogates.
   const checkStrings = text.includes('\\u');
   // The marker that turns a rewritten integer back into a bigint must be one no client string can start with: a
@@ -196,17 +265,24 @@ export function parseJsonExact(text: string): unknown {
     }
     source = rewritten + text.slice(at);
   }
-  const needsWalk =
-    marker !== '' ||
-    checkStrings ||
-    text.includes('__proto__') ||
-    text.includes('constructor') ||
-    text.includes('prototype');
   let parsed: unknown;
   try {
     parsed = JSON.parse(source);
   } catch (error) {
     throw new JsonBodyError(`the body is not valid JSON (${(error as Error).message})`);
   }
+  // JSON.parse keeps one member per name: fewer members than names written means a name was repeated.
+  if (members > 0 && memberCount(parsed) !== members) {
+    const name = repeatedMember(text) ?? '';
+    throw new JsonBodyError(
+      `the member "${callerText(name)}" appears more than once in one object; each name may appear once`,
+    );
+  }
+  const needsWalk =
+    marker !== '' ||
+    checkStrings ||
+    text.includes('__proto__') ||
+    text.includes('constructor') ||
+    text.includes('prototype');
   return needsWalk ? walk(parsed, marker, checkStrings) : parsed;
 }

@@ -4,8 +4,11 @@
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
 
-/** A JSON integer literal (and an integer path or query value): optional minus, no leading zeros, no fraction. */
-export const INTEGER_TEXT = /^-?(?:0|[1-9]\d*)$/;
+/**
+ * An integer path or query value, in its one canonical form: optional minus, no leading zeros, no fraction, and no
+ * `-0` (read as 0, it would be a second spelling of `0`, as `01` would of `1`).
+ */
+export const INTEGER_TEXT = /^(?:0|-?[1-9]\d*)$/;
 
 /** True when `value` lies within the signed 64-bit range. */
 export function isInt64(value: bigint): boolean {

@@ -45,6 +45,12 @@ function bodies(size: number): Record<string, string> {
     ),
     'empty strings': repeat('[', '"",', '""]'),
     'one-letter keys': repeat('{', '"a":0,', '"b":0}'),
+    'distinct keys': flat(
+      `{${Array.from({ length: Math.floor((size - 20) / 12) }, (_, n) => `"k${String(n).padStart(6, '0')}":0`).join(',')}}`,
+    ),
+    'a repeated key at the end': flat(
+      `{${Array.from({ length: Math.floor((size - 30) / 12) }, (_, n) => `"k${String(n).padStart(6, '0')}":0`).join(',')},"k000000":1}`,
+    ),
     'escaped keys': repeat('{"\\u0041":0,', '"a":0,', '"b":0}'),
     'unicode escapes': flat(`{"name":"${'\\u00e9'.repeat((size - 20) / 6)}"}`),
     'forbidden-key lookalikes': repeat('[{"constructor_":', '0,', '0}]'),
@@ -143,5 +149,25 @@ describe('exact JSON parsing is linear in the body size', () => {
       '~12345678901234567',
       12345678901234567890n,
     ]);
+  });
+
+  it('refuses a member name repeated in one object, naming it, however the name is spelled', () => {
+    // JSON.parse keeps the last value; a gateway that reads the first would check another id than the one stored.
+    expect(() => parseJsonExact('{"id":5,"name":"Fern","id":9007199254740995}')).toThrow(
+      'the member "id" appears more than once in one object',
+    );
+    expect(() => parseJsonExact('{"id":5, "\\u0069d" :6}')).toThrow(/the member "id" appears more than once/);
+    expect(() => parseJsonExact('[{"a":{"b":1,"b":2}}]')).toThrow(/the member "b" appears/);
+    expect(() => parseJsonExact(`{"${'x'.repeat(100)}":1,"${'x'.repeat(100)}":2}`)).toThrow(/\[cut: 100 characters\]/);
+    // The same name in different objects, or as a value, is no repeat.
+    expect(parseJsonExact('[{"id":1},{"id":2,"tag":"id"},{"a":{"id":3},"id":4}]')).toEqual([
+      { id: 1 },
+      { id: 2, tag: 'id' },
+      { a: { id: 3 }, id: 4 },
+    ]);
+    expect(parseJsonExact('{"id":9007199254740993,"n":{"id":9007199254740995}}')).toEqual({
+      id: 9007199254740993n,
+      n: { id: 9007199254740995n },
+    });
   });
 });

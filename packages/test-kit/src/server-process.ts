@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { issueToken, openStore } from '@plant-store/server';
+import { endWithWorker, kill, marked } from './process-guard.js';
 
 /** The server package's `plant-store` command in this checkout. */
 export const BIN = fileURLToPath(new URL('../../server/bin/plant-store.js', import.meta.url));
@@ -27,7 +28,15 @@ export interface StartOptions {
   subcommand?: string[];
   /** Starts the process in a process group of its own (its pid is the group's id), to find what it started. */
   detached?: boolean;
+  /** How long it may take to listen before it is killed (its whole group when detached) and the start fails. */
+  startTimeoutMs?: number;
 }
+
+/**
+ * How long a start may take by default: a second or two on an idle machine, many times that at load 20 on two cores
+ * (the bound is against a start that hangs, not a slow one).
+ */
+export const START_TIMEOUT_MS = 45_000;
 
 /** Starts `plant-store serve` on a free port and resolves once it listens. */
 export async function startServerProcess(
@@ -39,16 +48,18 @@ export async function startServerProcess(
     cwd,
     subcommand = ['serve'],
     detached,
+    startTimeoutMs = START_TIMEOUT_MS,
   }: StartOptions = {},
 ): Promise<ServerProcess> {
   const [executable, ...prefix] = command;
   const child = spawn(executable!, [...prefix, ...subcommand, ...args], {
     ...(detached ? { detached } : {}),
     // Metrics off unless a test asks: processes started together would all want the default metrics port.
-    env: { ...baseEnv, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', METRICS_PORT: 'off', ...env },
+    env: marked({ ...baseEnv, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', METRICS_PORT: 'off', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(cwd ? { cwd } : {}),
   });
+  endWithWorker(child, detached === true);
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk) => {
@@ -61,7 +72,11 @@ export async function startServerProcess(
     child.once('exit', (code, signal) => resolve(signal ?? code)),
   );
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stdout}${stderr}`)), 20_000);
+    const timer = setTimeout(() => {
+      // The test never gets a handle on a start that failed: end it here, or it outlives the run.
+      if (child.pid !== undefined) kill(child.pid, detached === true);
+      reject(new Error(`server did not start within ${startTimeoutMs} ms: ${stdout}${stderr}`));
+    }, startTimeoutMs);
     const poll = setInterval(() => {
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
       if (match?.[1]) {

@@ -17,6 +17,18 @@ import { createFakePlantStore } from '../../src/testing/index.js';
 
 const baseUrl = 'http://plant-store.test';
 
+/** Sends a raw request to the fake with `token`, answering [status, JSON body]. */
+const sender =
+  (fake: ReturnType<typeof createFakePlantStore>, token: string) =>
+  async (method: string, path: string, body?: string) => {
+    const response = await fake.fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body }),
+    });
+    return [response.status, await response.json()];
+  };
+
 describe('createFakePlantStore', () => {
   it('keeps plants per token subject, seeded or created, with exact int64 ids', async () => {
     const fake = createFakePlantStore();
@@ -118,15 +130,7 @@ describe('createFakePlantStore', () => {
 describe('createFakePlantStore: query parameters, as the service has them', () => {
   it('refuses a query parameter the operation does not declare, naming it, on every operation', async () => {
     const fake = createFakePlantStore();
-    const token = fake.createToken({ subject: 'a' });
-    const send = async (method: string, path: string, body?: string) => {
-      const response = await fake.fetch(`${baseUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body }),
-      });
-      return [response.status, await response.json()];
-    };
+    const send = sender(fake, fake.createToken({ subject: 'a' }));
     expect(await send('GET', '/plants?tag=indoor')).toEqual([
       400,
       {
@@ -148,6 +152,19 @@ describe('createFakePlantStore: query parameters, as the service has them', () =
     expect((await send('GET', '/plants?access_token=x'))[1]).toMatchObject({
       message: expect.stringContaining('tokens in the query string'),
     });
+    expect(fake.plantsOf('a')).toEqual([]);
+  });
+
+  it('refuses a repeated member name in the body and -0 as a path id, as the service does', async () => {
+    const fake = createFakePlantStore();
+    const send = sender(fake, fake.createToken({ subject: 'a' }));
+    expect(await send('POST', '/plants', '{"id":5,"name":"x","id":9007199254740995}')).toEqual([
+      400,
+      expect.objectContaining({ message: expect.stringContaining('the member "id" appears more than once') }),
+    ]);
+    const [status, refusal] = await send('DELETE', '/plants/-0');
+    expect(status).toBe(400);
+    expect(refusal).toEqual((await send('DELETE', '/plants/01'))[1]);
     expect(fake.plantsOf('a')).toEqual([]);
   });
 

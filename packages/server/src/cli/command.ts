@@ -98,7 +98,34 @@ export function parse(args: string[], options: NonNullable<ParseArgsConfig['opti
     return parsed;
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(unknownOptionMessage((error as Error).message, Object.keys(options)));
+    throw new UsageError(argumentMessage(error as Error & { code?: string }, Object.keys(options)));
+  }
+}
+
+/**
+ * parseArgs's refusal in the words of the CLI's own ("unknown command \"serv\"; did you mean serve?"): lower case,
+ * the name in double quotes, the nearest option when one is near; never Node's "Unknown option '--x'. To specify...".
+ */
+function argumentMessage(error: Error & { code?: string }, names: string[]): string {
+  const quoted = /'([^']*)'/.exec(error.message)?.[1] ?? '';
+  // An option's name as the message writes it: "--subject", or the long one of "-s, --subject <value>".
+  const option = /--?[\w-]+(?= <value>|$)/.exec(quoted)?.[0] ?? quoted;
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return unknownOptionMessage(`Unknown option '${quoted}'`, names).replace(
+        /^Unknown option '([^']*)'/,
+        'unknown option "$1"',
+      );
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument "${quoted}"`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (/does not take an argument/.test(error.message)) return `${option} takes no value (give ${option} alone)`;
+      // Missing, or followed by something that looks like another option ("--subject --bogus").
+      return /ambiguous/.test(error.message)
+        ? `${option} needs a value; one that starts with "-" is written ${option}=-VALUE`
+        : `${option} needs a value (${option} VALUE)`;
+    default:
+      return error.message;
   }
 }
 

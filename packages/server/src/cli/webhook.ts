@@ -155,6 +155,14 @@ async function replay(args: string[], config: Config, io: Io): Promise<number> {
     io.stderr(`plant-store: the webhook of delivery ${id} was removed or is disabled; nothing was queued`);
     return 1;
   }
+  if (typeof result === 'object') {
+    const which = result.pending === id ? `delivery ${id} is` : `delivery ${result.pending}, of the same event, is`;
+    io.stderr(
+      `plant-store: ${which} still pending and goes out at its next attempt; nothing was queued ` +
+        '(replay a delivery once it is delivered or failed, see `plant-store webhook deliveries`)',
+    );
+    return 1;
+  }
   io.stdout(`Queued delivery ${result}: the event of delivery ${id} again, with the same webhook-id.`);
   return 0;
 }

@@ -1,6 +1,8 @@
 // A per-address budget for requests that end without a principal: missing or bad tokens, unknown routes, refused
-// methods, the docs. Kept in this process (fixed windows, bounded memory): a flood from one address ends in 429
-// whatever it sends, while authenticated callers are limited per principal (rate-limit.ts).
+// methods. Kept in this process (fixed windows, bounded memory): a flood from one address ends in 429 whatever it
+// sends, while authenticated callers are limited per principal (rate-limit.ts). The contract and its docs page
+// (/openapi.json, /openapi.yaml, /docs and its assets) have a budget of their own of the same size, so a client that
+// spent its anonymous budget can still read the contract, and a flood of them still ends in 429.
 // /healthz and /readyz are exempt: probes come from the load balancer's address.
 import type { FastifyInstance } from 'fastify';
 import { errorBodyText } from './error-handler.js';
@@ -28,29 +30,46 @@ function createAnonymousLimiter(max: number, windowMs: number): AnonymousLimiter
 
 const exempt = (url: string) => url === '/healthz' || url === '/readyz';
 
+/** The contract and its docs page, with or without a query string. */
+const documents = (url: string) => /^\/(?:openapi\.(?:json|yaml)|docs)(?:[/?]|$)/.test(url);
+
 /**
  * Counts every answer given without a principal against its client address (onSend, so unknown routes and early
  * refusals count too), and refuses an address already over its budget before anything else is done (onRequest).
  */
 export function registerAnonymousLimit(app: FastifyInstance, options: { max: number; windowMs: number }): void {
   const { max } = options;
-  const anonymous = createAnonymousLimiter(max, options.windowMs);
-  const refusal = (wait: number) =>
-    errorBodyText(429, `rate limit of ${max} requests without a valid token exceeded; retry in ${wait} seconds`);
+  const api = createAnonymousLimiter(max, options.windowMs);
+  const contract = createAnonymousLimiter(max, options.windowMs);
+  const budgetOf = (url: string) => (documents(url) ? contract : api);
+  const refusal = (url: string, wait: number) =>
+    errorBodyText(
+      429,
+      documents(url)
+        ? `rate limit of ${max} requests for the contract and its docs exceeded; retry in ${wait} seconds`
+        : `rate limit of ${max} requests without a valid token exceeded; retry in ${wait} seconds`,
+    );
   // Callback hooks, not async ones: they run on every request, and most of them return at once.
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.headers.authorization !== undefined || exempt(request.url)) return done();
+    if (exempt(request.url)) return done();
+    // A token counts for the API, not for the documents (which take none).
+    if (request.headers.authorization !== undefined && !documents(request.url)) return done();
+    const anonymous = budgetOf(request.url);
     if (!anonymous.exceeded(request.ip)) return done();
     const wait = anonymous.hit(request.ip);
-    reply.code(429).header('retry-after', String(wait)).type('application/json; charset=utf-8').send(refusal(wait));
+    reply
+      .code(429)
+      .header('retry-after', String(wait))
+      .type('application/json; charset=utf-8')
+      .send(refusal(request.url, wait));
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     if (request.principal !== null || reply.statusCode === 429 || exempt(request.url)) return done(null, payload);
-    const wait = anonymous.hit(request.ip);
+    const wait = budgetOf(request.url).hit(request.ip);
     if (wait === 0) return done(null, payload);
     reply.code(429).header('retry-after', String(wait)).type('application/json; charset=utf-8');
     reply.removeHeader('link');
     reply.removeHeader('content-length');
-    done(null, refusal(wait));
+    done(null, refusal(request.url, wait));
   });
 }

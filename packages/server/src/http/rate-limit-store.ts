@@ -67,17 +67,21 @@ const SCRIPT = `
   if current == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
   return {current, redis.call('PTTL', KEYS[1])}`;
 
-/** A Counter shared through Redis while it answers, and the state it is in. `log` is told once per change. */
+/**
+ * A Counter shared through Redis while it answers, and the state it is in. `log` is told once per change, until
+ * `stop()` (the service is closing the client: its close is no outage).
+ */
 export function createSharedCounter(
   redis: Redis,
   nameSpace: string,
   log: { warn(message: string): void; info(message: string): void },
-): { count: Counter; backend: RateLimitBackend } {
+): { count: Counter; backend: RateLimitBackend; stop(): void } {
   const local = createLocalCounter();
   let state: 'redis' | 'local' = redis.status === 'ready' ? 'redis' : 'local';
   let announced: 'redis' | 'local' | null = null;
+  let stopped = false;
   const announce = () => {
-    if (announced === state) return;
+    if (announced === state || stopped) return;
     if (state === 'local') {
       // The first state is only worth a line when it is the degraded one.
       log.warn('redis for rate limits is unreachable: limiting per process until it is back');
@@ -116,5 +120,11 @@ export function createSharedCounter(
       counted(current, ttl < 0 ? windowMs : ttl);
     });
   };
-  return { count, backend: { state: () => state } };
+  return {
+    count,
+    backend: { state: () => state },
+    stop: () => {
+      stopped = true;
+    },
+  };
 }

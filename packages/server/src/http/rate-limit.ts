@@ -25,7 +25,7 @@ export interface RateLimitOptions {
 export async function createRateLimitRedis(url: string): Promise<Redis> {
   // Imported here, so a service without REDIS_URL never loads ioredis.
   const { Redis } = await import('ioredis');
-  return new Redis(url, {
+  const redis = new Redis(url, {
     connectTimeout: 1_000,
     commandTimeout: 50,
     maxRetriesPerRequest: 0,
@@ -33,6 +33,10 @@ export async function createRateLimitRedis(url: string): Promise<Redis> {
     lazyConnect: false,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
   });
+  // Listened to from the start: an error with no listener is printed by ioredis as a raw stack on stderr
+  // ("[ioredis] Unhandled error event"). The shared counter logs the state once it exists (createSharedCounter).
+  redis.on('error', () => {});
+  return redis;
 }
 
 /** Registers the limits; the backend tells readiness whether counters are shared (null without Redis). */
@@ -49,6 +53,8 @@ export async function registerRateLimit(
         info: (message) => app.log.info(message),
       })
     : undefined;
+  // The client is closed with the app: that close is no outage to report.
+  if (shared) app.addHook('preClose', async () => shared.stop());
   const count = shared?.count ?? createLocalCounter();
   const limit = String(max);
   // After authentication (onRequest), before the body is read: limits are per principal. Requests without one are

@@ -164,9 +164,11 @@ export interface WebhookRepository {
   listDeliveries(options: { failedOnly: boolean; limit: number }): Promise<WebhookDelivery[]>;
   /**
    * Queues the delivery's event again (same `webhook-id` and body) as a new delivery due now; its id, or
-   * 'unknown' / 'disabled' when there is no such delivery or its subscription is gone or disabled.
+   * 'unknown' / 'disabled' when there is no such delivery or its subscription is gone or disabled, or `{ pending }`
+   * (nothing queued) while a delivery of that event to that subscription is still pending: it is sent at its next
+   * attempt, and a copy beside it would send the event twice.
    */
-  replay(id: number, now: number): Promise<number | 'unknown' | 'disabled'>;
+  replay(id: number, now: number): Promise<number | 'unknown' | 'disabled' | { pending: number }>;
   /** Deletes finished (delivered or failed) deliveries that finished before `before`; how many. */
   prune(before: number): Promise<number>;
   /** Calls `listener` after a commit that queued deliveries in this process; returns the unsubscribe. */

@@ -138,8 +138,33 @@ describe('int64 ids', () => {
     },
   );
 
-  it.each(['abc', '1.5', '1e3', '0x10', '%20'])('refuses the path id %s', async (id) => {
+  it.each(['abc', '1.5', '1e3', '0x10', '%20', '01', '-0', '-01'])('refuses the path id %s', async (id) => {
     expect((await remove(alice, id)).status).toBe(400);
+  });
+
+  it('has one form for a path id: -0 is refused with the words 01 gets, and 0 is read', async () => {
+    const minusZero = await remove(alice, '-0');
+    expect(minusZero.json()).toEqual({ ...(await remove(alice, '01')).json(), error: 400 });
+    expect((minusZero.json() as { message: string }).message).toContain('path parameter "id"');
+    expect((await remove(alice, '0')).status).toBe(404);
+  });
+
+  it('refuses a member name repeated in the body, naming it, with an Idempotency-Key or without', async () => {
+    const body = '{"id":5,"name":"Twice","id":9007199254740995}';
+    for (const headers of [{}, { 'idempotency-key': 'repeated-member-1' }]) {
+      const answer = await call(t.app, {
+        method: 'POST',
+        url: '/plants',
+        path: '/plants',
+        token: alice,
+        body,
+        headers,
+      });
+      expect(answer.status).toBe(400);
+      expect((answer.json() as { message: string }).message).toContain('the member "id" appears more than once');
+    }
+    expect((await remove(alice, 9007199254740995n)).status).toBe(404);
+    expect((await remove(alice, 5)).status).toBe(404);
   });
 });
 

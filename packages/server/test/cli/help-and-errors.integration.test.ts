@@ -71,7 +71,18 @@ describe('usage errors', () => {
     [['frobnicate'], 'unknown command "frobnicate"', 'plant-store --help'],
     [['token'], 'token needs a command: create, list or revoke', 'plant-store token --help'],
     [['token', 'rotate'], 'unknown token command "rotate"', 'plant-store token --help'],
-    [['token', 'create', '--subject', 'x', '--bogus'], "Unknown option '--bogus'", 'plant-store token create --help'],
+    [['token', 'create', '--subject', 'x', '--bogus'], 'unknown option "--bogus"', 'plant-store token create --help'],
+    // parseArgs's refusals, in the same voice as the rest (lower case, names in double quotes, no Node wording).
+    [['token', 'create', '-x'], 'plant-store: unknown option "-x"', 'plant-store token create --help'],
+    [['token', 'create', '--subject'], 'plant-store: --subject needs a value', 'plant-store token create --help'],
+    [
+      ['token', 'create', '--subject', '--bogus'],
+      'plant-store: --subject needs a value; one that starts with "-" is written --subject=-VALUE',
+      'plant-store token create --help',
+    ],
+    [['token', 'list', '--json=yes'], 'plant-store: --json takes no value', 'plant-store token list --help'],
+    [['migrate', 'now'], 'plant-store: unexpected argument "now"', 'plant-store migrate --help'],
+    [['webhook', 'add', '--url'], 'plant-store: --url needs a value', 'plant-store webhook add --help'],
     [['serve', '--workers', 'many'], '--workers must be a whole number', 'plant-store serve --help'],
     [['webhook', 'add'], 'webhook add needs --url URL', 'plant-store webhook add --help'],
     // The nearest command or option, when one is near.
@@ -85,7 +96,7 @@ describe('usage errors', () => {
     ],
     [
       ['token', 'create', '--subjct', 'x'],
-      "Unknown option '--subjct'; did you mean --subject?",
+      'unknown option "--subjct"; did you mean --subject?',
       'plant-store token create --help',
     ],
   ])('%j: one line, then where the usage is', async (argv, message, help) => {
@@ -96,6 +107,7 @@ describe('usage errors', () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toContain(message);
     expect(lines[1]).toBe(`see \`${help}\``);
+    expect(lines[0]).not.toMatch(/Unknown|Unexpected|Option '|positional|<value>/);
   });
 });
 

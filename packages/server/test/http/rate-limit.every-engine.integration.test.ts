@@ -36,6 +36,23 @@ describe('rate limits for requests without a valid token', () => {
     expect((await call(t.app, { method: 'GET', url: '/healthz' })).status).toBe(200);
   });
 
+  it('keeps the contract and its docs on a budget of their own: readable once the API budget is spent, still bounded', async () => {
+    t = await createTestApp({ env: { RATE_LIMIT_ANONYMOUS_MAX: '3', RATE_LIMIT_MAX: '100' } });
+    for (let i = 0; i < 3; i++) await call(t.app, { method: 'GET', url: '/plants', path: '/plants', token: 'bad' });
+    expect((await call(t.app, { method: 'GET', url: '/plants', path: '/plants', token: 'bad' })).status).toBe(429);
+    const documents = ['/openapi.yaml', '/openapi.json', '/docs/'];
+    const read = [];
+    for (const url of documents) read.push((await t.app.inject({ method: 'GET', url })).statusCode);
+    expect(read).toEqual([200, 200, 200]);
+    // Their own budget is spent now too: a flood of them ends in 429, saying which budget, and the API stays refused.
+    const flooded = await t.app.inject({ method: 'GET', url: '/openapi.json?again' });
+    expect(flooded.statusCode).toBe(429);
+    expect(Number(flooded.headers['retry-after'])).toBeGreaterThan(0);
+    expect(flooded.json()).toEqual({ error: 429, message: expect.stringContaining('for the contract and its docs') });
+    expect((await t.app.inject({ method: 'GET', url: '/docs/static/index.html' })).statusCode).toBe(429);
+    expect((await call(t.app, { method: 'GET', url: '/plants', path: '/plants', token: 'bad' })).status).toBe(429);
+  });
+
   it('counts each address on its own', async () => {
     t = await createTestApp({ env: { RATE_LIMIT_ANONYMOUS_MAX: '2', TRUST_PROXY: '127.0.0.1' } });
     const from = (address: string) =>

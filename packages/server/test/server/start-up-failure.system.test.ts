@@ -1,5 +1,6 @@
 // A start-up that fails closes what it opened and exits non-zero within seconds, so a supervisor sees it: the API
-// port taken (with the metrics listener already open), or a second instance on the default metrics port.
+// port taken (with the metrics listener already open, or Redis connected), or a second instance on the default metrics
+// port.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -58,6 +59,20 @@ describe('a failed start-up exits', () => {
     const result = await serve({ PORT: String(port), METRICS_PORT: '0' });
     expect(result.code).toBe(1);
     expect(result.output).toContain('EADDRINUSE');
+  }, 60_000);
+
+  it('with the API port taken and Redis reachable, naming the port and never Redis', async () => {
+    // The machine's Redis, as multi-instance.system.test.ts uses: closing the client on the way out is no outage.
+    const result = await serve({
+      PORT: String(port),
+      METRICS_PORT: 'off',
+      LOG_LEVEL: 'info',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      RATE_LIMIT_MAX: '100',
+    });
+    expect(result.code).toBe(1);
+    expect(result.output).toContain('EADDRINUSE');
+    expect(result.output).not.toMatch(/redis/i);
   }, 60_000);
 
   it('with --workers 2 and the API port taken: the workers cannot start, so the primary exits', async () => {

@@ -13,7 +13,12 @@ let next = 0;
 
 /** A fresh subscription id and owner per test, so tests share the database without seeing each other's rows. */
 const fresh = (prefix: string) => `${prefix}_${++next}_${Math.random().toString(36).slice(2, 8)}`;
-const later = () => (clock += 1_000);
+/**
+ * A moment a second past the last one and never behind the real clock: deliveries are queued at Date.now(), and on a
+ * loaded machine real time can outrun a clock that only counted seconds from when the file loaded (a claim "later"
+ * would then come before the delivery was due, and find nothing).
+ */
+const later = () => (clock = Math.max(clock, Date.now()) + 1_000);
 
 beforeAll(() => {
   store = testStore.store;
@@ -167,15 +172,36 @@ describe(`${TEST_DATABASE} webhook outbox`, () => {
     expect(await store.webhooks.replay(original!.id, clock)).toBe('unknown');
   });
 
+  it('queues no copy of an event still pending to the subscription, naming the pending delivery', async () => {
+    await subscribe();
+    await store.plants.create(fresh('pending'), { id: 8n, name: 'Moss' });
+    const [original] = await claimAll();
+    // Leased (an attempt in flight) or waiting for its retry: either way it will still be sent.
+    expect(await store.webhooks.replay(original!.id, later())).toEqual({ pending: original!.id });
+    await store.webhooks.settle(
+      original!.id,
+      { kind: 'retry', at: clock + 500, status: 503, error: 'HTTP 503' },
+      clock,
+    );
+    expect(await store.webhooks.replay(original!.id, later())).toEqual({ pending: original!.id });
+    expect(await claimAll()).toHaveLength(1);
+    await store.webhooks.settle(original!.id, { kind: 'delivered', status: 200 }, clock);
+    const copy = await store.webhooks.replay(original!.id, later());
+    expect(copy).toBeTypeOf('number');
+    // The copy is now the pending one: replaying the delivered original again names it and queues nothing.
+    expect(await store.webhooks.replay(original!.id, later())).toEqual({ pending: copy });
+    expect(await claimAll()).toHaveLength(1);
+  });
+
   it('rotates a secret: both sign until the overlap ends, then only the new one', async () => {
     const sub = await subscribe();
-    const until = later() + 10_000;
+    const until = later() + 60_000;
     expect(await store.webhooks.rotateSecret(sub, 'whsec_new', new Date(until))).toBe(true);
     expect(await store.webhooks.rotateSecret('wh_unknown', 'whsec_x', new Date(until))).toBe(false);
     expect((await store.webhooks.listSubscriptions())[0]?.previousSecretUntil?.getTime()).toBe(until);
     const owner = fresh('rotate');
     await store.plants.create(owner, { id: 1n, name: 'P' });
-    const [during] = await store.webhooks.claimDue(clock, clock + 1, 10, 1_000);
+    const [during] = await store.webhooks.claimDue(later(), clock + 1, 10, 1_000);
     expect(during?.subscription?.secrets).toEqual(['whsec_new', `whsec_${sub}`]);
     await store.plants.create(owner, { id: 2n, name: 'P' });
     const [after] = await store.webhooks.claimDue(until + 1, until + 2, 10, 1_000);

@@ -256,6 +256,8 @@ function webhooksOf(signal: QueuedSignal): WebhookRepository & { queue(plant: St
       const delivery = deliveries.get(id);
       if (!delivery) return 'unknown';
       if (!subscriptions.get(delivery.subscriptionId)?.enabled) return 'disabled';
+      const pending = pendingOf(delivery.subscriptionId).find((other) => other.eventId === delivery.eventId);
+      if (pending) return { pending: pending.id };
       const copy = add(delivery.subscriptionId, delivery.eventId, delivery.payload, now);
       signal.notify();
       return copy;

@@ -314,16 +314,30 @@ export function createPostgresOutbox(query: Query, transaction: Transaction): Po
       return result.rows.map(toDelivery);
     },
     async replay(id, now) {
-      const result = await query<{ found: boolean; copy: string | null }>(
-        `WITH found AS (SELECT d.subscription_id, d.event_id, d.payload, s.enabled FROM webhook_deliveries d
+      // One statement: the pending check and the copy see one snapshot. Two replays at the same moment may still
+      // both copy (read committed); the CLI is one operator's tool, and either copy carries the same webhook-id.
+      const result = await query<{
+        found: boolean;
+        enabled: boolean | null;
+        pending: string | null;
+        copy: string | null;
+      }>(
+        `WITH found AS (SELECT d.subscription_id, d.event_id, d.payload, s.enabled,
+                          (SELECT p.id FROM webhook_deliveries p WHERE p.subscription_id = d.subscription_id
+                             AND p.event_id = d.event_id AND p.status = 'pending' ORDER BY p.id LIMIT 1) AS pending
+                        FROM webhook_deliveries d
                         LEFT JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.id = $1),
          copy AS (INSERT INTO webhook_deliveries (subscription_id, event_id, payload, created_at, next_attempt_at)
-                  SELECT subscription_id, event_id, payload, $2, $2 FROM found WHERE enabled RETURNING id)
-         SELECT EXISTS (SELECT 1 FROM found) AS found, (SELECT id FROM copy)::text AS copy`,
+                  SELECT subscription_id, event_id, payload, $2, $2 FROM found WHERE enabled AND pending IS NULL
+                  RETURNING id)
+         SELECT EXISTS (SELECT 1 FROM found) AS found, (SELECT enabled FROM found) AS enabled,
+                (SELECT pending FROM found)::text AS pending, (SELECT id FROM copy)::text AS copy`,
         [id, now],
       );
-      const { found, copy } = result.rows[0]!;
+      const { found, enabled, pending, copy } = result.rows[0]!;
       if (!found) return 'unknown';
+      if (enabled !== true) return 'disabled';
+      if (pending !== null) return { pending: Number(pending) };
       if (copy === null) return 'disabled';
       signal.notify();
       return Number(copy);

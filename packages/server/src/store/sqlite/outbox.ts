@@ -225,17 +225,20 @@ export function createSqliteOutbox(
     },
     async replay(id, now) {
       const find = statement(
-        `SELECT d.subscription_id, s.enabled FROM webhook_deliveries d
-         LEFT JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.id = ?`,
+        `SELECT d.subscription_id, s.enabled,
+           (SELECT p.id FROM webhook_deliveries p WHERE p.subscription_id = d.subscription_id
+              AND p.event_id = d.event_id AND p.status = 'pending' ORDER BY p.id LIMIT 1) AS pending
+         FROM webhook_deliveries d LEFT JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.id = ?`,
       );
       const copy = statement(
         `INSERT INTO webhook_deliveries (subscription_id, event_id, payload, created_at, next_attempt_at)
          SELECT subscription_id, event_id, payload, ?, ? FROM webhook_deliveries WHERE id = ? RETURNING id`,
       );
       const result = await write(() => {
-        const found = find.get(id) as { enabled: number | null } | undefined;
+        const found = find.get(id) as { enabled: number | null; pending: number | null } | undefined;
         if (!found) return 'unknown' as const;
         if (found.enabled !== 1) return 'disabled' as const;
+        if (found.pending !== null) return { pending: Number(found.pending) };
         return Number((copy.get(now, now, id) as { id: number }).id);
       });
       if (typeof result === 'number') signal.notify();
