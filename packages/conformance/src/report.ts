@@ -11,7 +11,8 @@ export const CHECKS = {
   'no-5xx': 'no answer is a server error (a 503 with Retry-After is waited on, not counted)',
   'declared-status': 'the status is one the operation declares (a success only if listed, an error also by default)',
   'expected-status': 'the status is the one this request must get (valid: success; invalid: 400; ...)',
-  'content-type': 'a body is application/json where one is declared, and absent where none is (204, HEAD)',
+  'content-type':
+    'a body is application/json (no charset but UTF-8) where one is declared, and absent where none is (204, HEAD)',
   schema: 'the body matches the declared schema',
   'undeclared-field': 'the body holds no field the schema does not declare',
   'error-shape': 'an error body is {"error": <the status>, "message": <text>}',

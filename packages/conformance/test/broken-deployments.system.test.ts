@@ -11,6 +11,7 @@ import {
   dropsLink,
   failsOnNonAsciiHeaders,
   floodsLargestPage,
+  labelsJsonLatin1,
   numbersAsDoubles,
   offsetCursors,
   refusesNonAsciiBodies,
@@ -75,6 +76,7 @@ describe('plant-store conformance against broken deployments', () => {
       'declared-status',
     ],
     ['a build that adds an undeclared field to a Plant', () => addsOwnerField, 0, 'createPlant', 'undeclared-field'],
+    ['a gateway that labels JSON charset=iso-8859-1', () => labelsJsonLatin1, 0, 'getPlants', 'content-type'],
     [
       'a cache that serves a page it was given to a caller without a token',
       sharedPageCache,

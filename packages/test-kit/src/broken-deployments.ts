@@ -144,6 +144,15 @@ export const deletesUnknownWith200: Breakage = {
     request.method === 'DELETE' && answer.status === 404 ? { status: 200, headers: {}, body: '' } : answer,
 };
 
+/** A gateway that labels JSON answers Latin-1 (the bytes still UTF-8): a client that believes it reads `Café` as
+ * `CafÃ©`. */
+export const labelsJsonLatin1: Breakage = {
+  answer: (answer) =>
+    isJson(answer)
+      ? { ...answer, headers: { ...answer.headers, 'content-type': 'application/json; charset=iso-8859-1' } }
+      : answer,
+};
+
 /** A build that leaks a field the contract does not declare into every Plant it answers with. */
 export const addsOwnerField: Breakage = {
   answer: (answer, request) => {
