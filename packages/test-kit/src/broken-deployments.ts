@@ -153,6 +153,39 @@ export const labelsJsonLatin1: Breakage = {
       : answer,
 };
 
+/** A gateway that answers every DELETE 204 itself and forwards none: nothing is ever deleted (a run leaves all it
+ * created behind). */
+export const forgetsDeletes: Breakage = {
+  answerInstead: (request) => (request.method === 'DELETE' ? { status: 204, headers: {}, body: '' } : undefined),
+};
+
+/** A store that loses each acknowledged create `delayMs` later (a job deletes it through the service behind this
+ * proxy, at `target`, as the plant's owner). `stop()` cancels the deletes still to come. */
+export function losesCreatesAfter(target: string, delayMs: number): Breakage & { stop(): void } {
+  const timers = new Set<NodeJS.Timeout>();
+  const lose = (id: string, authorization: string) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fetch(`${target}/plants/${id}`, { method: 'DELETE', headers: { authorization } })
+        .then((response) => response.body?.cancel())
+        .catch(() => {});
+    }, delayMs);
+    timers.add(timer);
+  };
+  return {
+    stop: () => {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+    },
+    answer: (answer, request) => {
+      // The answer carries no id: the request's body says which plant it made.
+      const id = /"id"\s*:\s*(-?\d+)/.exec(request.body)?.[1];
+      if (request.method === 'POST' && answer.status === 200 && id) lose(id, request.headers.authorization ?? '');
+      return answer;
+    },
+  };
+}
+
 /** A build that leaks a field the contract does not declare into every Plant it answers with. */
 export const addsOwnerField: Breakage = {
   answer: (answer, request) => {
