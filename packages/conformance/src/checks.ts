@@ -121,7 +121,17 @@ export function checkAnswer(
   } else if (declared?.schema) {
     const type = exchange.headers['content-type'] ?? '';
     const json = /^application\/json\s*(;|$)/i.test(type);
-    verdict('content-type', json ? undefined : `content type ${type || '(none)'}, not application/json`);
+    const charset = charsetOf(type);
+    // JSON is UTF-8 (RFC 8259): a client that believes another charset reads `Café` as `CafÃ©`.
+    const utf8 = charset === undefined || /^utf-?8$/i.test(charset);
+    verdict(
+      'content-type',
+      !json
+        ? `content type ${type || '(none)'}, not application/json`
+        : utf8
+          ? undefined
+          : `content type ${type} declares charset ${charset}: JSON is UTF-8, and a client that believes it misreads every character beyond ASCII`,
+    );
     if (json) {
       try {
         body = parseJsonExact(exchange.text);
@@ -172,6 +182,11 @@ export function checkAnswer(
   const headerProblems = declared && responseHeaderProblems(declared, exchange.headers);
   if (headerProblems) verdict('response-headers-conformance', headerProblems.join('; ') || undefined);
   return body;
+}
+
+/** The charset parameter of a Content-Type value (quotes removed), when it has one. */
+export function charsetOf(type: string): string | undefined {
+  return /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1];
 }
 
 /** The first 120 characters of a body, quoted. */

@@ -5,6 +5,7 @@
 // checked like the others but ignore the interruption (a second Ctrl-C ends the process instead), and a 404 is no
 // failure of the delete: it is a miss of the cleanup's, whose cost (a plant left behind) the `cleanup` check reports.
 import type { Principal } from './http-client.js';
+import { listEveryPlant } from './plant-sweep.js';
 import { callerFor, type RunContext } from './run-context.js';
 import { idInRunName } from './run-names.js';
 
@@ -13,9 +14,6 @@ export interface CleanupOutcome {
   /** Plants left behind, by principal: the report names them so that someone can delete them by hand. */
   left: { principal: Principal; id: bigint }[];
 }
-
-/** How many pages of the largest size the sweep reads per principal before it gives up on finding the rest. */
-const MAX_SWEEP_PAGES = 100;
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
 
@@ -35,7 +33,6 @@ export function storedIdCandidates(id: bigint): bigint[] {
 
 export async function cleanUp(run: RunContext): Promise<CleanupOutcome> {
   const remove = run.contract.byRole('delete');
-  const list = run.contract.byRole('list');
   const outcome: CleanupOutcome = { deleted: 0, left: [] };
   if (!remove) return outcome;
   const call = callerFor(run.client, run.results, new AbortController().signal);
@@ -51,29 +48,11 @@ export async function cleanUp(run: RunContext): Promise<CleanupOutcome> {
     return answer?.exchange.status ?? 0;
   };
   // The plants of this run `principal` still has, by the id their names carry; undefined when the list cannot be read.
-  // Pages of the largest size first; where the deployment fails those, pages of its default size.
-  const listed = async (principal: Principal): Promise<bigint[] | undefined> => {
-    const limit = list?.parameters.find((p) => p.name === 'limit')?.schema.maximum;
-    const largest = typeof limit === 'number' ? await listedFrom(principal, `?limit=${limit}`) : undefined;
-    return largest ?? listedFrom(principal, '');
-  };
-  const listedFrom = async (principal: Principal, query: string): Promise<bigint[] | undefined> => {
-    if (!list) return [];
-    let target = `${list.path}${query}`;
-    const ids: bigint[] = [];
-    for (let page = 0; page < MAX_SWEEP_PAGES; page++) {
-      const answer = await call(list, { method: 'GET', target, principal }, { statuses: [list.successStatus] });
-      if (answer?.exchange.status !== 200 || !Array.isArray(answer.body)) return undefined;
-      for (const plant of answer.body as { name?: unknown }[]) {
-        const id = idInRunName(run.namePrefix, plant?.name);
-        if (id !== undefined) ids.push(id);
-      }
-      const next = /^<([^>]*)>/.exec(answer.exchange.headers.link?.trim() ?? '')?.[1];
-      if (next === undefined) return ids;
-      target = `${list.path}${new URL(next, answer.exchange.url).search}`;
-    }
-    return ids;
-  };
+  const listed = async (principal: Principal): Promise<bigint[] | undefined> =>
+    (await listEveryPlant(run, call, principal))?.flatMap((name) => {
+      const id = idInRunName(run.namePrefix, name);
+      return id === undefined ? [] : [id];
+    });
 
   const create = run.contract.byRole('create');
   const sentCreates = create !== undefined && (run.client.methods.get(create.method) ?? 0) > 0;

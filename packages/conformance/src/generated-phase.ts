@@ -168,16 +168,16 @@ export async function executePlan(run: RunContext, input: Plan): Promise<void> {
   if (!answer) return;
   const { exchange, body } = answer;
   recordDataVerdict(run, plan, exchange);
-  if (isSuccess(exchange.status) && id !== undefined && principal !== undefined) {
-    if (operation.role === 'create' && run.range.has(id)) run.ledger.add(principal, id);
-    if (operation.role === 'delete') run.ledger.remove(principal, id);
-  }
-  // A stored create the ledger cannot hold is left to the cleanup where it carries the run's name, else to a person.
   const runNamed =
     idInRunName(
       run.namePrefix,
       (plan.shape.body as Record<string, unknown> | undefined)?.[bodyNameField(operation)?.name ?? ''],
     ) !== undefined;
+  if (isSuccess(exchange.status) && id !== undefined && principal !== undefined) {
+    if (operation.role === 'create' && run.range.has(id)) run.ledger.add(principal, id, runNamed);
+    if (operation.role === 'delete') run.ledger.remove(principal, id);
+  }
+  // A stored create the ledger cannot hold is left to the cleanup where it carries the run's name, else to a person.
   if (
     operation.role === 'create' &&
     isSuccess(exchange.status) &&

@@ -4,6 +4,7 @@
 import type { ConformanceOptions } from './arguments.js';
 import type { CleanupOutcome } from './cleanup.js';
 import { curlOf } from './curl.js';
+import type { LeftoverOutcome } from './leftovers.js';
 import { CHECKS, type CheckName, type Results } from './report.js';
 
 export interface JsonReportContext {
@@ -15,6 +16,8 @@ export interface JsonReportContext {
   /** The command line that sends the same requests again. */
   replay: string;
   cleanup: CleanupOutcome;
+  /** What an earlier run with the same seed had left in the block, cleared first. */
+  leftovers: LeftoverOutcome;
   /** Why the run stopped early (the service stopped answering), when it did. */
   fatal: string | undefined;
 }
@@ -32,6 +35,7 @@ export interface JsonReport {
   failures: { operationId: string; check: CheckName; promise: string; message: string; curl: string[] }[];
   skipped: { operationId: string; check: CheckName; why: string }[];
   cleanup: { deleted: number; left: { principal: string; id: string }[] };
+  leftovers: { found: number; deleted: number; kept: { principal: string; id: string }[] };
   fatal: string | null;
 }
 
@@ -58,6 +62,11 @@ export function jsonReport(results: Results, context: JsonReportContext): JsonRe
     cleanup: {
       deleted: context.cleanup.deleted,
       left: context.cleanup.left.map(({ principal, id }) => ({ principal, id: String(id) })),
+    },
+    leftovers: {
+      found: context.leftovers.found,
+      deleted: context.leftovers.deleted,
+      kept: context.leftovers.kept.map(({ principal, id }) => ({ principal, id: String(id) })),
     },
     fatal: context.fatal ?? null,
   };

@@ -11,7 +11,8 @@ export const CHECKS = {
   'no-5xx': 'no answer is a server error (a 503 with Retry-After is waited on, not counted)',
   'declared-status': 'the status is one the operation declares (a success only if listed, an error also by default)',
   'expected-status': 'the status is the one this request must get (valid: success; invalid: 400; ...)',
-  'content-type': 'a body is application/json where one is declared, and absent where none is (204, HEAD)',
+  'content-type':
+    'a body is application/json (no charset but UTF-8) where one is declared, and absent where none is (204, HEAD)',
   schema: 'the body matches the declared schema',
   'undeclared-field': 'the body holds no field the schema does not declare',
   'error-shape': 'an error body is {"error": <the status>, "message": <text>}',
@@ -46,6 +47,7 @@ export const CHECKS = {
     'a Link walk lists every plant present throughout exactly once while creates and deletes land between its pages',
   'header-fuzzing':
     'control bytes, non-ASCII and huge values in headers get a 4xx in the Error shape or a success: never a 5xx, a hang or no answer',
+  'writes-durable': 'every plant the run created and did not delete is still listed at its end',
   'served-contract': `the deployment serves the contract version this tool checks (${SERVED_CONTRACT_PATH})`,
   cleanup: 'everything the run created was deleted again',
 } as const;

@@ -51,15 +51,25 @@ export function reservedRange(seed: number): ReservedRange {
 /** What the run created and has not deleted yet, by the token's name (`--token`, `--second-token`, ...). */
 export class Ledger {
   private readonly owned = new Map<string, Set<bigint>>();
+  /** `principal id` of the creates that did not carry one of the run's names (a refused create that was stored). */
+  private readonly unnamed = new Set<string>();
 
-  add(principal: string, id: bigint): void {
+  /** `named`: the create gave the plant one of the run's names (run-names.ts), by which a list shows it. */
+  add(principal: string, id: bigint, named = true): void {
     const ids = this.owned.get(principal) ?? new Set();
     this.owned.set(principal, ids);
     ids.add(id);
+    if (!named) this.unnamed.add(`${principal} ${id}`);
   }
 
   remove(principal: string, id: bigint): void {
     this.owned.get(principal)?.delete(id);
+    this.unnamed.delete(`${principal} ${id}`);
+  }
+
+  /** The ids `principal` holds under one of the run's names, ascending. */
+  namedIds(principal: string): bigint[] {
+    return this.ids(principal).filter((id) => !this.unnamed.has(`${principal} ${id}`));
   }
 
   has(principal: string, id: bigint): boolean {

@@ -24,12 +24,14 @@ import {
 } from './http-client.js';
 import { jsonReport } from './json-report.js';
 import { junitXml } from './junit.js';
+import { clearLeftovers, type LeftoverOutcome, leftoverLine } from './leftovers.js';
 import { PROTOCOL_PHASES } from './protocol-phases.js';
 import { CHECKS, Results, renderTable } from './report.js';
 import { Ledger, reservedRange } from './reserved-ids.js';
 import { callerFor, type RunContext } from './run-context.js';
 import { runNamePrefix } from './run-names.js';
 import { runStatefulPhase } from './stateful-model.js';
+import { checkWritesDurable } from './writes-durable.js';
 
 export interface ConformanceIo {
   stdout: (line: string) => void;
@@ -148,9 +150,13 @@ export async function runConformance(
   let interrupted = false;
   let fatal: string | undefined;
   let generated = 0;
+  let leftovers: LeftoverOutcome = { found: 0, deleted: 0, kept: [] };
   try {
     await checkTokens(run);
     await checkServedContract(run);
+    leftovers = await clearLeftovers(run);
+    const line = leftoverLine(leftovers, options.seed);
+    if (line) io.stdout(line);
     await runStatefulPhase(run);
     for (const phase of PROTOCOL_PHASES) {
       if (!signal.aborted && phase.checks.some((check) => results.judges(check))) await phase.run(run);
@@ -160,6 +166,7 @@ export async function runConformance(
         ? { requests: options.requests ?? 0 }
         : { deadline: started + options.durationS * 1000 };
     generated = await runGeneratedPhase(run, budget);
+    if (!signal.aborted && results.judges('writes-durable')) await checkWritesDurable(run);
   } catch (error) {
     if (error instanceof ConformanceUsageError) {
       await cleanUp(run);
@@ -214,6 +221,7 @@ export async function runConformance(
       seconds,
       replay,
       cleanup,
+      leftovers,
       fatal,
     });
     writeFileSync(options.reportJson, `${JSON.stringify(report, null, 2)}\n`);

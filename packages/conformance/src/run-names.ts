@@ -20,3 +20,10 @@ export function idInRunName(prefix: string, name: unknown): bigint | undefined {
   const id = /^(-?\d{1,19}) /.exec(name.slice(prefix.length))?.[1];
   return id === undefined ? undefined : BigInt(id);
 }
+
+/** The id a run name carries, when `name` is one a run with `seed` gave (this run or an earlier one: any random part). */
+export function idInRunNameOfSeed(seed: number, name: unknown): bigint | undefined {
+  const prefix =
+    typeof name === 'string' ? new RegExp(`^cf${seed.toString(36).replace('-', '\\-')}[0-9a-f]{8}-`).exec(name) : null;
+  return prefix ? idInRunName(prefix[0], name) : undefined;
+}

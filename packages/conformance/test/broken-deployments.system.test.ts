@@ -11,6 +11,8 @@ import {
   dropsLink,
   failsOnNonAsciiHeaders,
   floodsLargestPage,
+  labelsJsonLatin1,
+  losesCreatesAfter,
   numbersAsDoubles,
   offsetCursors,
   refusesNonAsciiBodies,
@@ -75,6 +77,7 @@ describe('plant-store conformance against broken deployments', () => {
       'declared-status',
     ],
     ['a build that adds an undeclared field to a Plant', () => addsOwnerField, 0, 'createPlant', 'undeclared-field'],
+    ['a gateway that labels JSON charset=iso-8859-1', () => labelsJsonLatin1, 0, 'getPlants', 'content-type'],
     [
       'a cache that serves a page it was given to a caller without a token',
       sharedPageCache,
@@ -161,6 +164,21 @@ describe('plant-store conformance against broken deployments', () => {
   it("catches a cache that answers If-None-Match from another principal's ETag by etag-per-principal alone", async () => {
     const run = await runThrough(sharedEtagCache(), 0);
     expect(run.output).toMatch(/^FAILED: getPlants\/etag-per-principal \(seed \d+\)$/m);
+  }, 120_000);
+
+  it('fails writes-durable for the plants a store loses some time after acknowledging their creates', async () => {
+    // Shorter than a run: the first creates are gone by its end, whatever the machine's speed.
+    const breakage = losesCreatesAfter(t.url, 50);
+    try {
+      const run = await runThrough(breakage, 0);
+      expect(run.code, run.output).toBe(1);
+      expect(tally(run.output, 'createPlant', 'writes-durable')?.failed, run.output).toBeGreaterThan(0);
+      expect(run.output).toMatch(
+        /^\d+\. createPlant\/writes-durable: token created plant -?\d+ during the run and never deleted it, but it is no longer listed$/m,
+      );
+    } finally {
+      breakage.stop();
+    }
   }, 120_000);
 
   it('stops reading an answer at 16 MiB and fails the check that got it', async () => {

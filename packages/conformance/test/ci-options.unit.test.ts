@@ -8,7 +8,7 @@ import { curlOf } from '../src/curl.js';
 import { jsonReport } from '../src/json-report.js';
 import { CHECKS, type CheckName, Results } from '../src/report.js';
 import { reservedRange } from '../src/reserved-ids.js';
-import { idInRunName, runName, runNamePrefix } from '../src/run-names.js';
+import { idInRunName, idInRunNameOfSeed, runName, runNamePrefix } from '../src/run-names.js';
 
 const base = ['--base-url', 'http://127.0.0.1:3000', '--token', 'pst_a'];
 const parse = (...args: string[]) => parseConformanceArguments([...base, ...args], {});
@@ -71,6 +71,7 @@ it('writes one JSON report: outcome, tallies, failures with their promise and cu
     seconds: 1.23456,
     replay: 'plant-store-conformance --base-url http://127.0.0.1:3000/ --seed 7 --requests 400',
     cleanup: { deleted: 2, left: [{ principal: 'token', id: 9223372036854775807n }] },
+    leftovers: { found: 3, deleted: 2, kept: [{ principal: 'second-token', id: -9223372036854775808n }] },
     fatal: undefined,
   });
   expect(JSON.parse(JSON.stringify(report))).toMatchObject({
@@ -96,6 +97,7 @@ it('writes one JSON report: outcome, tallies, failures with their promise and cu
     ],
     skipped: [],
     cleanup: { deleted: 2, left: [{ principal: 'token', id: '9223372036854775807' }] },
+    leftovers: { found: 3, deleted: 2, kept: [{ principal: 'second-token', id: '-9223372036854775808' }] },
     fatal: null,
   });
 });
@@ -112,6 +114,15 @@ describe('run names', () => {
     expect(idInRunName(runNamePrefix(42), name)).toBeUndefined();
     expect(idInRunName(prefix, `${prefix}x`)).toBeUndefined();
     expect(idInRunName(prefix, 17)).toBeUndefined();
+  });
+
+  it("carry their id for any run of the same seed, an earlier run's too", () => {
+    expect(idInRunNameOfSeed(42, runName(runNamePrefix(42), 5n, 'a-0'))).toBe(5n);
+    expect(idInRunNameOfSeed(-42, runName(runNamePrefix(-42), -7n, 'a-0'))).toBe(-7n);
+    // Seed 1's text is the start of seed 46's (`1a`): the length of the random part tells them apart.
+    expect(idInRunNameOfSeed(1, runName(runNamePrefix(46), 5n, 'a-0'))).toBeUndefined();
+    expect(idInRunNameOfSeed(42, 'cf16-1 a plant of someone else')).toBeUndefined();
+    expect(idInRunNameOfSeed(42, 42)).toBeUndefined();
   });
 });
 

@@ -2,11 +2,13 @@
 // the run's deletes by the ids it sent miss, and it still leaves nothing behind: it finds its plants by the run's name
 // prefix (also the creates whose id it sent as `<id>.5`) and deletes them under the id the deployment made of them.
 // Its misses (404s) are no failures of the delete, only what it leaves behind is (the `cleanup` check); a delete whose
-// answer breaks the contract still fails. A run that created nothing looks for nothing.
+// answer breaks the contract still fails. A run that created nothing looks for nothing. Before it writes, a run deletes
+// what an earlier run with the same seed left behind, and says so.
 import { startTestServer, type TestServer } from '@plant-store/test-kit';
 import {
   type Breakage,
   deletesUnknownWith200,
+  forgetsDeletes,
   numbersAsDoubles,
   serverErrorOnLargestPage,
   startProxy,
@@ -200,4 +202,35 @@ describe('cleanUp', () => {
       }
     },
   );
+});
+
+describe('leftovers of an earlier run with the same seed', () => {
+  it('deletes the plants an earlier run with its seed left behind, says so, and passes', async () => {
+    const tokens = await Promise.all([t.token('leftovers-a'), t.token('leftovers-b')]);
+    const proxy = await startProxy(t.url, forgetsDeletes);
+    try {
+      const broken = await runConformance({ baseUrl: proxy.url, tokens, args: ['--requests', '20', '--seed', '42'] });
+      expect(broken.code, broken.output).toBe(1);
+      expect(broken.output).toContain('LEFT BEHIND');
+    } finally {
+      await proxy.close();
+    }
+    const left = (await plantsOf('leftovers-a')).length + (await plantsOf('leftovers-b')).length;
+    expect(left).toBeGreaterThan(0);
+
+    const healthy = await runConformance({ baseUrl: t.url, tokens, args: ['--requests', '20', '--seed', '42'] });
+    expect(healthy.code, healthy.output).toBe(0);
+    expect(healthy.output).toContain(
+      `leftovers: found ${left} plants an earlier run with seed 42 left in its ids; deleted ${left} of them first.`,
+    );
+    expect(await plantsOf('leftovers-a')).toEqual([]);
+    expect(await plantsOf('leftovers-b')).toEqual([]);
+  }, 120_000);
+
+  it('says nothing of leftovers when there are none', async () => {
+    const tokens = await Promise.all([t.token('no-leftovers-a'), t.token('no-leftovers-b')]);
+    const run = await runConformance({ baseUrl: t.url, tokens, args: ['--requests', '0', '--seed', '42'] });
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).not.toContain('leftovers');
+  }, 120_000);
 });

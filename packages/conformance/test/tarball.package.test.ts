@@ -1,10 +1,10 @@
 // Proves the tarball, not the source: pack the package with pnpm, then run the CI example of the manual as written
 // (CI_EXAMPLE, read from docs/conformance.md: install the tarball with npm alone into an empty folder outside the
 // workspace, no workspace package among its dependencies since the contract is bundled; run the command with npx
-// against a started service, tokens from the environment, writing JUnit and the JSON report), and its --help and a
-// usage error.
+// against a started service, tokens from the environment, writing JUnit and the JSON report), its --help and a
+// usage error, and the tarball's size the manual states.
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -31,11 +31,10 @@ function ciExample(markdown: string, heading: string): string[] {
   return block.split('\n');
 }
 
+const MANUAL = readFileSync(new URL('../../../docs/conformance.md', import.meta.url), 'utf8');
+
 /** The manual's CI example, line by line, exactly as it is to be pasted into a CI job's script. */
-const CI_EXAMPLE = ciExample(
-  readFileSync(new URL('../../../docs/conformance.md', import.meta.url), 'utf8'),
-  CI_HEADING,
-);
+const CI_EXAMPLE = ciExample(MANUAL, CI_HEADING);
 
 /** Runs one line of the CI example in the job's folder with the job's environment. */
 async function ciStep(line: string, jobEnv: Record<string, string>): Promise<{ code: number; output: string }> {
@@ -100,6 +99,16 @@ describe('the packed conformance checker', () => {
     ]);
     expect(readdirSync(join(project, 'node_modules/@plant-store'))).toEqual(['conformance']);
     expect(existsSync(join(project, 'node_modules/.bin/plant-store-conformance'))).toBe(true);
+  });
+
+  it('weighs what the manual says it does, within 10%', () => {
+    // Every size the manual gives the tarball: "about N KB".
+    const stated = [...MANUAL.matchAll(/about\s+(\d+)\s+KB/g)].map((match) => Number(match[1]) * 1000);
+    expect(stated.length).toBeGreaterThanOrEqual(2);
+    const bytes = statSync(tarball).size;
+    console.log(`conformance tarball: ${bytes} bytes`);
+    for (const figure of stated)
+      expect(Math.abs(figure - bytes) / bytes, `${figure} vs ${bytes} bytes`).toBeLessThan(0.1);
   });
 
   it("takes its CI example from the manual: two lines, the same in the package's README", () => {

@@ -144,6 +144,48 @@ export const deletesUnknownWith200: Breakage = {
     request.method === 'DELETE' && answer.status === 404 ? { status: 200, headers: {}, body: '' } : answer,
 };
 
+/** A gateway that labels JSON answers Latin-1 (the bytes still UTF-8): a client that believes it reads `Café` as
+ * `CafÃ©`. */
+export const labelsJsonLatin1: Breakage = {
+  answer: (answer) =>
+    isJson(answer)
+      ? { ...answer, headers: { ...answer.headers, 'content-type': 'application/json; charset=iso-8859-1' } }
+      : answer,
+};
+
+/** A gateway that answers every DELETE 204 itself and forwards none: nothing is ever deleted (a run leaves all it
+ * created behind). */
+export const forgetsDeletes: Breakage = {
+  answerInstead: (request) => (request.method === 'DELETE' ? { status: 204, headers: {}, body: '' } : undefined),
+};
+
+/** A store that loses each acknowledged create `delayMs` later (a job deletes it through the service behind this
+ * proxy, at `target`, as the plant's owner). `stop()` cancels the deletes still to come. */
+export function losesCreatesAfter(target: string, delayMs: number): Breakage & { stop(): void } {
+  const timers = new Set<NodeJS.Timeout>();
+  const lose = (id: string, authorization: string) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fetch(`${target}/plants/${id}`, { method: 'DELETE', headers: { authorization } })
+        .then((response) => response.body?.cancel())
+        .catch(() => {});
+    }, delayMs);
+    timers.add(timer);
+  };
+  return {
+    stop: () => {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+    },
+    answer: (answer, request) => {
+      // The answer carries no id: the request's body says which plant it made.
+      const id = /"id"\s*:\s*(-?\d+)/.exec(request.body)?.[1];
+      if (request.method === 'POST' && answer.status === 200 && id) lose(id, request.headers.authorization ?? '');
+      return answer;
+    },
+  };
+}
+
 /** A build that leaks a field the contract does not declare into every Plant it answers with. */
 export const addsOwnerField: Breakage = {
   answer: (answer, request) => {
