@@ -13,7 +13,7 @@
 //   system       child processes, real sockets, crashes, cluster, CLI, the SDK against a listening server; builds first
 //   package      the SDK's tarball, bundles and browsers, /docs in Chromium; builds first
 //
-// Type tests (*.unit.test-d.ts) are not run by vitest: each package's tsconfig includes its test/ folder, so
+// Type tests (*.unit.test-d.ts) are not run by vitest: each package's tsconfig.test.json includes its test/ folder, so
 // `pnpm typecheck` (tsc -b) checks every expectTypeOf and @ts-expect-error in them.
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';

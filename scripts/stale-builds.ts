@@ -1,18 +1,18 @@
-// Which packages' dist/ is older than their sources, and building only those (each with its own package.json `build`
-// script): `pnpm build` (scripts/build.ts, which `pnpm install` runs too), `pnpm start` (scripts/start.ts) and the test
-// tiers that run the compiled code (scripts/test/build-once.ts) share it, so `pnpm install` then `pnpm test` compiles
-// each package once. A stat of every source file costs a few milliseconds; a build on a fresh tree costs seconds.
+// Which packages need a build, and building only those (each with its own package.json `build` script): `pnpm build`
+// (scripts/build.ts, which `pnpm install` and `pnpm gen` run too), `pnpm start` (scripts/start.ts) and the test tiers
+// that run the compiled code (scripts/test/build-once.ts) share it, so `pnpm install` then `pnpm test` compiles each
+// package once. A stat of every source file costs a few milliseconds; a build on a fresh tree costs seconds.
 // Runs on Node's own type stripping (`node scripts/build.ts`), so: erasable TypeScript only, node: imports only.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
 
 export const root = new URL('..', import.meta.url).pathname;
 
 export interface Build {
   /** The package's folder, from the repository root (or absolute). */
   dir: string;
-  /** Files and folders whose changes make dist/ stale. */
+  /** Files and folders, from `dir`, whose changes make dist/ stale. */
   sources: string[];
 }
 
@@ -50,6 +50,29 @@ export const BUILDS: Build[] = [
 ];
 
 /**
+ * Written beside dist/ when the package's build script succeeded, never inside it (dist/ is what the package ships).
+ * A build that failed or was cut short leaves none, so its package stays stale whatever its dist/ holds.
+ */
+export const STAMP = '.tmp/build-stamp';
+
+const packageJson = (dir: string) =>
+  JSON.parse(readFileSync(resolve(root, dir, 'package.json'), 'utf8')) as {
+    name: string;
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+    scripts: { build: string };
+  };
+
+/** The builds among `builds` that `build` depends on: its package.json's `workspace:` dependencies, dev ones included. */
+export function workspaceDependencies(build: Build, builds: Build[]): Build[] {
+  const { dependencies = {}, devDependencies = {} } = packageJson(build.dir);
+  const names = Object.entries({ ...dependencies, ...devDependencies })
+    .filter(([, range]) => range.startsWith('workspace:'))
+    .map(([name]) => name);
+  return builds.filter((other) => names.includes(packageJson(other.dir).name));
+}
+
+/**
  * The newest (or, with `oldest`, the oldest) modification time of the files under `paths`. The newest counts
  * folders too: removing or renaming a source changes only its folder's time.
  */
@@ -69,36 +92,69 @@ function mtime(paths: string[], oldest = false): number {
   return found;
 }
 
-/** dist/ exists and every file in it is newer than every source. */
-export function isFresh(build: Build): boolean {
-  const built = mtime([resolve(root, build.dir, 'dist')], true);
-  return Number.isFinite(built) && built > mtime(build.sources.map((source) => resolve(root, build.dir, source)));
+/** Why `build` needs building, or undefined when its last build succeeded and nothing it builds from changed since. */
+export function staleness(build: Build, builds: Build[] = BUILDS): string | undefined {
+  const at = (path: string) => resolve(root, build.dir, path);
+  const stamp = statSync(at(STAMP), { throwIfNoEntry: false })?.mtimeMs;
+  if (stamp === undefined) return 'no successful build';
+  const dist = at('dist');
+  if (!Number.isFinite(mtime([dist], true))) return 'no dist/';
+  if (mtime([dist]) > stamp) return 'dist/ was written after its last successful build';
+  if (mtime(build.sources.map(at)) > stamp) return 'a source is newer';
+  const newer = workspaceDependencies(build, builds).find(
+    (dependency) => mtime([resolve(root, dependency.dir, 'dist')]) > stamp,
+  );
+  return newer ? `${newer.dir}/dist is newer` : undefined;
+}
+
+/** dist/ is the output of the build's current sources and its workspace dependencies' current output. */
+export function isFresh(build: Build, builds: Build[] = BUILDS): boolean {
+  return staleness(build, builds) === undefined;
 }
 
 /**
  * Runs the package's `build` script as pnpm would: in its folder, through the shell, its own and the root's
- * node_modules/.bin first on the PATH. Each build script starts from an empty dist/: tsc never deletes what a moved
- * or removed source compiled to, and such a file, older than every source, would keep dist/ stale for ever.
+ * node_modules/.bin first on the PATH; the stamp goes first and comes back only if the script succeeds. Each build
+ * script starts from an empty dist/: tsc never deletes what a moved or removed source compiled to.
  */
 function runBuildScript(build: Build): void {
   const cwd = resolve(root, build.dir);
-  const script = (JSON.parse(readFileSync(join(cwd, 'package.json'), 'utf8')) as { scripts: { build: string } }).scripts
-    .build;
+  const stamp = join(cwd, STAMP);
+  rmSync(stamp, { force: true });
   const bins = [join(cwd, 'node_modules/.bin'), join(root, 'node_modules/.bin'), process.env.PATH ?? ''];
-  execFileSync('/bin/sh', ['-c', script], {
-    cwd,
-    stdio: 'inherit',
-    env: { ...process.env, PATH: bins.join(delimiter) },
-  });
+  try {
+    execFileSync('/bin/sh', ['-c', packageJson(build.dir).scripts.build], {
+      cwd,
+      stdio: 'inherit',
+      env: { ...process.env, PATH: bins.join(delimiter) },
+    });
+  } catch (cause) {
+    throw new Error(`${build.dir}: its build script failed (its output is above)`, { cause });
+  }
+  mkdirSync(dirname(stamp), { recursive: true });
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
 }
 
-/** Builds, in order, the packages whose dist/ is stale; returns the folders it built. */
-export function buildStale(builds: Build[]): string[] {
-  const built: string[] = [];
+/**
+ * Builds, in order (each package after the workspace packages it depends on), those that are stale; returns what it
+ * built and why. A failed build throws, and its package stays stale.
+ */
+export function buildStale(builds: Build[]): Built[] {
+  const built: Built[] = [];
   for (const build of builds) {
-    if (isFresh(build)) continue;
+    const why = staleness(build, builds);
+    if (why === undefined) continue;
     runBuildScript(build);
-    built.push(build.dir);
+    built.push({ dir: build.dir, why });
   }
   return built;
 }
+
+/** A package `buildStale` built, and why it was stale. */
+export interface Built {
+  dir: string;
+  why: string;
+}
+
+/** `packages/core (packages/contract/dist is newer), ...` */
+export const describeBuilt = (built: Built[]) => built.map(({ dir, why }) => `${dir} (${why})`).join(', ');

@@ -4,10 +4,10 @@
 // that is the node_modules/.bin/node shim, a shell that runs node as its child and keeps the SIGINT pnpm passes on.
 // Run by Node's own type stripping (`node scripts/start.ts`), without tsx: starting stays well under a second.
 import { join } from 'node:path';
-import { buildStale, root, SERVER_BUILDS } from './stale-builds.ts';
+import { buildStale, describeBuilt, root, SERVER_BUILDS } from './stale-builds.ts';
 
 const built = buildStale(SERVER_BUILDS);
-if (built.length > 0) console.error(`pnpm start: compiled ${built.join(' and ')} (their sources were newer)`);
+if (built.length > 0) console.error(`pnpm start: compiled ${describeBuilt(built)}`);
 const bin = join(root, 'packages/server/bin/plant-store.js');
 const argv = [process.execPath, bin, 'serve', ...process.argv.slice(2)];
 if (typeof process.execve === 'function') process.execve(process.execPath, argv);

@@ -1,67 +1,55 @@
-// stale-builds.ts, on a throwaway package: a dist/ older than any source (a file changed, added or removed) is stale,
-// and only stale packages are built, each by its own package.json `build` script, so `pnpm install` then `pnpm test`
-// compiles each package once.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+// buildStale on throwaway packages (app depends on lib through `workspace:*`): only stale packages are built, each by
+// its own package.json `build` script and in dependency order, so a change of lib rebuilds lib and then app in one
+// pass; a build that fails leaves its package stale however much of dist/ it wrote, and the next pass builds it again.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Build, buildStale, isFresh } from '../stale-builds.ts';
+import { type Build, buildStale, describeBuilt, isFresh } from '../stale-builds.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'stale-builds-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const build: Build = { dir, sources: ['src', 'package.json'] };
-const HOUR = 3_600;
+const lib: Build = { dir: join(dir, 'lib'), sources: ['src', 'package.json'] };
+const app: Build = { dir: join(dir, 'app'), sources: ['src', 'package.json'] };
 const now = Math.floor(Date.now() / 1000);
 
-/** Sets a path's modification time to `seconds` from now. */
-const age = (path: string, seconds: number) => utimesSync(join(dir, path), now + seconds, now + seconds);
+/** The package's build script: logs its run in a file that is no source, writes dist/, fails while FAIL exists. */
+const SCRIPT = 'echo built >> runs.log; mkdir -p dist && echo out > dist/index.js; test ! -e FAIL';
 
 beforeEach(() => {
   rmSync(dir, { recursive: true, force: true });
-  mkdirSync(join(dir, 'src'), { recursive: true });
-  mkdirSync(join(dir, 'dist'));
-  // The build script counts its runs in a file that is no source.
-  const script = 'echo built >> runs.log; mkdir -p dist && echo out > dist/index.js';
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ scripts: { build: script } }));
-  writeFileSync(join(dir, 'src/index.ts'), 'export {};');
-  writeFileSync(join(dir, 'dist/index.js'), 'export {};');
-  for (const path of ['package.json', 'src/index.ts', 'src']) age(path, -2 * HOUR);
-  age('dist/index.js', -HOUR);
+  for (const [name, dependencies] of [
+    ['lib', {}],
+    ['app', { lib: 'workspace:*' }],
+  ] as const) {
+    mkdirSync(join(dir, name, 'src'), { recursive: true });
+    writeFileSync(join(dir, name, 'package.json'), JSON.stringify({ name, dependencies, scripts: { build: SCRIPT } }));
+    writeFileSync(join(dir, name, 'src/index.ts'), 'export {};');
+    for (const path of ['package.json', 'src/index.ts', 'src']) utimesSync(join(dir, name, path), now - 60, now - 60);
+  }
 });
 
-const runs = () => readFileSync(join(dir, 'runs.log'), 'utf8').split('\n').filter(Boolean).length;
-
-describe('isFresh', () => {
-  it('is fresh when every file in dist/ is newer than every source', () => {
-    expect(isFresh(build)).toBe(true);
-  });
-
-  it('is stale without a dist/, or with an empty one', () => {
-    rmSync(join(dir, 'dist/index.js'));
-    expect(isFresh(build)).toBe(false);
-    rmSync(join(dir, 'dist'), { recursive: true });
-    expect(isFresh(build)).toBe(false);
-  });
-
-  it('is stale when a source changed after the build', () => {
-    age('src/index.ts', 0);
-    expect(isFresh(build)).toBe(false);
-  });
-
-  it('is stale when a source was removed after the build (its folder changed)', () => {
-    unlinkSync(join(dir, 'src/index.ts'));
-    expect(isFresh(build)).toBe(false);
-  });
-});
+const runs = (build: Build) =>
+  readFileSync(join(build.dir, 'runs.log'), { encoding: 'utf8', flag: 'a+' }).split('\n').filter(Boolean).length;
 
 describe('buildStale', () => {
-  it('builds a stale package with its own build script, and a fresh one not at all', () => {
-    expect(buildStale([build])).toEqual([]);
-    age('package.json', 0);
-    expect(buildStale([build])).toEqual([dir]);
-    expect(runs()).toBe(1);
-    expect(isFresh(build)).toBe(true);
-    expect(buildStale([build])).toEqual([]);
-    expect(runs()).toBe(1);
+  it('builds what is stale with its own build script, a dependent after its dependency, and nothing fresh', () => {
+    expect(buildStale([lib, app]).map((built) => built.dir)).toEqual([lib.dir, app.dir]);
+    expect([runs(lib), runs(app)]).toEqual([1, 1]);
+    expect(buildStale([lib, app])).toEqual([]);
+    writeFileSync(join(lib.dir, 'src/index.ts'), 'export const changed = 1;');
+    const built = buildStale([lib, app]);
+    expect(describeBuilt(built)).toBe(`${lib.dir} (a source is newer), ${app.dir} (${lib.dir}/dist is newer)`);
+    expect([runs(lib), runs(app)]).toEqual([2, 2]);
+    expect(isFresh(app, [lib, app])).toBe(true);
+  });
+
+  it('leaves a package whose build failed stale, though its dist/ is newer than every source, and builds it again', () => {
+    writeFileSync(join(lib.dir, 'FAIL'), '');
+    expect(() => buildStale([lib, app])).toThrow(`${lib.dir}: its build script failed`);
+    expect(isFresh(lib, [lib, app])).toBe(false);
+    rmSync(join(lib.dir, 'FAIL'));
+    expect(buildStale([lib, app]).map((built) => built.dir)).toEqual([lib.dir, app.dir]);
+    expect(runs(lib)).toBe(2);
   });
 });

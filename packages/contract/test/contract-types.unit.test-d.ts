@@ -1,5 +1,5 @@
-// The generated types hold the spec's shapes. `pnpm typecheck` (tsc -b; this package's tsconfig includes test/) fails
-// on a wrong expectTypeOf, and proves the @ts-expect-error lines fail to compile.
+// The generated types hold the spec's shapes. `pnpm typecheck` (tsc -b; this package's tsconfig.test.json includes
+// test/) fails on a wrong expectTypeOf, and proves the @ts-expect-error lines fail to compile.
 import { describe, expectTypeOf, it } from 'vitest';
 import type {
   ErrorBody,

@@ -1,4 +1,4 @@
-// Type tests, run by `pnpm typecheck` (tsc -b over the test kit's tsconfig, which includes test/): the io the proxy run
+// Type tests, run by `pnpm typecheck` (tsc -b over the test kit's tsconfig.test.json): the io the proxy run
 // hands conformanceCommand declares the proxy's own fields, so a wrong one fails to compile rather than being ignored.
 import { type ConformanceCommandIo, conformanceCommand } from '@plant-store/conformance';
 import { describe, expectTypeOf, it } from 'vitest';
