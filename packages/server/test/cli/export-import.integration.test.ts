@@ -50,7 +50,11 @@ async function pages(app: FastifyInstance, token: string): Promise<string[]> {
   const seen: string[] = [];
   let url: string | undefined = '/plants?limit=7';
   while (url) {
-    const answer = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
+    const answer: { statusCode: number; headers: Record<string, unknown>; body: string } = await app.inject({
+      method: 'GET',
+      url,
+      headers: { authorization: `Bearer ${token}` },
+    });
     const link = String(answer.headers.link ?? '');
     seen.push(`${answer.statusCode} ${link}\n${answer.body}`);
     url = /<([^>]+)>;\s*rel="next"/.exec(link)?.[1]?.replace(/^https?:\/\/[^/]+/, '');
