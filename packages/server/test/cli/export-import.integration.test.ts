@@ -15,8 +15,8 @@ import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/tokens.js';
-import { main } from '../../src/cli/main.js';
 import { addSubscription } from '../../src/webhooks/subscriptions.js';
+import { cli } from './fixtures/cli-in-process.js';
 
 const JWT = {
   JWT_SECRET: 'a-test-secret-of-at-least-32-characters!',
@@ -24,13 +24,6 @@ const JWT = {
   JWT_AUDIENCE: 'ps',
 };
 const FAST = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '20', RATE_LIMIT_MAX: '0', ...JWT };
-
-export async function cli(argv: string[], env: Record<string, string>) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { stdout: (line) => out.push(line), stderr: (line) => err.push(line), env });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-}
 
 /** A JWT for `subject`: the target's server can be asked before any token is imported into it. */
 function jwtFor(subject: string) {
