@@ -56,15 +56,15 @@ export const importCommand: Command = {
       return read ? Math.round(records / read) : undefined;
     });
     const counts = emptyCounts();
-    async function* counted(source: AsyncIterable<ArchiveHeader | ReadRecord>) {
-      for await (const read of source) {
-        if (!('kind' in read)) {
-          counts[read.record.kind]++;
-          last = read.line;
-          records++;
+    async function* counted(source: AsyncIterable<ArchiveHeader | ReadRecord[]>) {
+      for await (const batch of source) {
+        if (Array.isArray(batch)) {
+          for (const { record } of batch) counts[record.kind]++;
+          last = batch.at(-1)!.line;
+          records += batch.length;
           progress.tick(records);
         }
-        yield read;
+        yield batch;
       }
     }
     try {

@@ -200,50 +200,54 @@ export interface ReadRecord {
 }
 
 /**
- * Reads an archive from its bytes: yields the header first (checked), then each record (checked); returns only once the trailer's counts and checksum matched and nothing followed it, so a
+ * Reads an archive from its bytes: yields the header first (checked), then its records (checked) in batches, a batch
+ * per chunk read (so a reader's awaits cost little per record); returns only once the trailer's counts and checksum matched and nothing followed it, so a
  * reader that commits after the last record commits only a whole, unchanged archive. Throws ArchiveError otherwise.
  */
-export async function* readArchive(input: AsyncIterable<Buffer | string>): AsyncGenerator<ArchiveHeader | ReadRecord> {
+export async function* readArchive(
+  input: AsyncIterable<Buffer | string>,
+): AsyncGenerator<ArchiveHeader | ReadRecord[]> {
   const hash = createHash('sha256');
   const counts = emptyCounts();
   let line = 0;
+  /** The start of a line the last chunk ended inside, not hashed yet (it may be the trailer's). */
   let rest: Buffer | undefined;
   let trailer: { line: number; value: ArchiveTrailer } | undefined;
   let header = false;
-  const take = (bytes: Buffer): ArchiveHeader | ReadRecord | undefined => {
-    line++;
-    if (trailer) throw new ArchiveError(line, 'data after the trailer');
-    const value = parseLine(bytes, line);
-    if (!header) {
-      header = true;
-      hash.update(bytes);
-      hash.update('\n');
-      return checkHeader(value, line);
-    }
-    if (value.kind === 'trailer') {
-      trailer = { line, value: checkTrailer(value, line) };
-      return undefined;
-    }
-    hash.update(bytes);
-    hash.update('\n');
-    const record = checkRecord(value, line);
-    counts[record.kind]++;
-    return { line, record };
-  };
   for await (const chunk of input) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    // Every byte before the trailer is hashed, a chunk's whole lines at once: from `hashed` to the last line's end.
+    let hashed = 0;
     let start = 0;
-    for (let end = bytes.indexOf(10, start); end >= 0; end = bytes.indexOf(10, start)) {
+    const batch: ReadRecord[] = [];
+    for (let end = bytes.indexOf(10); end >= 0; end = bytes.indexOf(10, start)) {
       const piece = bytes.subarray(start, end);
-      start = end + 1;
-      const read = take(rest ? Buffer.concat([rest, piece]) : piece);
+      const carried = rest;
       rest = undefined;
-      if (read) yield read;
+      line++;
+      if (trailer) throw new ArchiveError(line, 'data after the trailer');
+      const value = parseLine(carried ? Buffer.concat([carried, piece]) : piece, line);
+      if (!header) {
+        header = true;
+        yield checkHeader(value, line);
+      } else if (value.kind === 'trailer') {
+        trailer = { line, value: checkTrailer(value, line) };
+        hash.update(bytes.subarray(hashed, start));
+        hashed = bytes.length;
+      } else {
+        const record = checkRecord(value, line);
+        counts[record.kind]++;
+        batch.push({ line, record });
+      }
+      if (carried && !trailer) hash.update(carried);
+      start = end + 1;
     }
+    if (!trailer) hash.update(bytes.subarray(hashed, start));
     if (start < bytes.length) {
       const tail = bytes.subarray(start);
       rest = rest ? Buffer.concat([rest, tail]) : Buffer.from(tail);
     }
+    if (batch.length > 0) yield batch;
   }
   if (rest && rest.length > 0) {
     throw new ArchiveError(line + 1, 'the archive ends inside a line (it was cut short: copy it again)');
@@ -475,7 +479,7 @@ export interface ArchiveEngine {
   load(
     databaseUrl: string,
     directUrl: string | null,
-    records: AsyncIterable<ArchiveHeader | ReadRecord>,
+    records: AsyncIterable<ArchiveHeader | ReadRecord[]>,
   ): Promise<void>;
 }
 

@@ -109,7 +109,7 @@ function lost(error: unknown): boolean {
 export async function postgresLoad(
   databaseUrl: string,
   directUrl: string | null,
-  records: AsyncIterable<ArchiveHeader | ReadRecord>,
+  records: AsyncIterable<ArchiveHeader | ReadRecord[]>,
 ): Promise<void> {
   const { client, schema, begin } = await openArchiveSession(databaseUrl, directUrl, 'plant-store import');
   let batch: ReadRecord[] = [];
@@ -151,12 +151,14 @@ export async function postgresLoad(
     const refusal = notEmpty(IMPORT_TABLES.map(([table]) => Number(counts.rows[0]![table])));
     if (refusal) throw refusal;
     const checkDelivery = deliveryChecker();
-    for await (const read of records) {
-      if ('kind' in read) continue; // the header
-      checkDelivery(read);
-      if (batch.length === BATCH || (batch[0] && batch[0].record.kind !== read.record.kind)) await flush();
-      batch.push(read);
-      at = read.line;
+    for await (const reads of records) {
+      if (!Array.isArray(reads)) continue; // the header
+      for (const read of reads) {
+        checkDelivery(read);
+        if (batch.length === BATCH || (batch[0] && batch[0].record.kind !== read.record.kind)) await flush();
+        batch.push(read);
+        at = read.line;
+      }
     }
     await flush();
     // Every owner with plants has a version above 0; each owner's count of kept keys is what it holds now.

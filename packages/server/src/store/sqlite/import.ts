@@ -93,7 +93,7 @@ const INSERTS: { [K in ArchiveRecord['kind']]: { sql: string; values: (record: n
 
 const iso = (time: string) => new Date(time).toISOString();
 
-export async function sqliteLoad(file: string, records: AsyncIterable<ArchiveHeader | ReadRecord>): Promise<void> {
+export async function sqliteLoad(file: string, records: AsyncIterable<ArchiveHeader | ReadRecord[]>): Promise<void> {
   const db = openSqliteDatabase(file);
   try {
     db.exec('BEGIN IMMEDIATE');
@@ -104,17 +104,19 @@ export async function sqliteLoad(file: string, records: AsyncIterable<ArchiveHea
       if (refusal) throw refusal;
       const statements = new Map(Object.entries(INSERTS).map(([kind, { sql }]) => [kind, db.prepare(sql)]));
       const checkDelivery = deliveryChecker();
-      for await (const read of records) {
-        if ('kind' in read) continue; // the header
-        const { line, record } = read;
-        checkDelivery(read);
-        try {
-          statements.get(record.kind)!.run(...INSERTS[record.kind].values(record as never));
-        } catch (error) {
-          if ((error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) {
-            throw new ArchiveError(line, repeated(record));
+      for await (const batch of records) {
+        if (!Array.isArray(batch)) continue; // the header
+        for (const read of batch) {
+          const { line, record } = read;
+          checkDelivery(read);
+          try {
+            statements.get(record.kind)!.run(...INSERTS[record.kind].values(record as never));
+          } catch (error) {
+            if ((error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) {
+              throw new ArchiveError(line, repeated(record));
+            }
+            throw asStoreError(error);
           }
-          throw asStoreError(error);
         }
       }
       // Every owner with plants has a version above 0 (the change feed carries only those); each owner's count of
