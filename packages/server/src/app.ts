@@ -21,6 +21,7 @@ import { registerNotFoundHandler } from './http/not-found.js';
 import { type Contract, loadContract } from './http/openapi-document.js';
 import { registerOperationalRoutes } from './http/operational-routes.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { registerReadOnly } from './http/read-only.js';
 import { registerRequestBodies } from './http/request-bodies.js';
 import { requestId } from './http/request-id.js';
 import { registerAnswerHeaders } from './http/security-headers.js';
@@ -137,13 +138,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     config.corsOrigins,
     contract.operations.map((operation) => operation.method),
   );
+  registerReadOnly(app, config.readOnly);
+  if (observability.metrics) observability.metrics.readOnly.on = config.readOnly;
   const rateLimits = config.rateLimit
     ? await registerRateLimit(app, { ...config.rateLimit, redis: options.redis })
     : null;
   // Last of the hooks before the body: only then is `Expect: 100-continue` answered.
   registerExpectContinue(app);
 
-  await registerOperationalRoutes(app, contract, store, rateLimits);
+  await registerOperationalRoutes(app, contract, store, rateLimits, config.readOnly);
   await app.register(openapiGlue, {
     specification: structuredClone(contract.document),
     operationResolver: operationResolver(contract, handlers, securityHandlers, store),

@@ -59,6 +59,8 @@ export interface Config {
   readonly rateLimit: { readonly max: number; readonly windowMs: number; readonly anonymousMax: number } | null;
   /** Event-loop delay in ms beyond which requests are shed with 503 (load shedding); 0 turns it off. */
   readonly maxEventLoopDelayMs: number;
+  /** READ_ONLY: creates and deletes answer 503 with Retry-After (a maintenance window, the move to PostgreSQL). */
+  readonly readOnly: boolean;
   /** SQLite: the most bytes of cached pages (JSON text) kept in memory. */
   readonly pageCacheBytes: number;
   /** Origins allowed by CORS; empty means CORS stays off. */
@@ -292,6 +294,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         ? null
         : Object.freeze({ max: rateLimitMax, windowMs: rateLimitWindowMs, anonymousMax }),
     maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 2_000, 0, 600_000),
+    readOnly: boolean(env, 'READ_ONLY', false),
     pageCacheBytes: integer(env, 'PAGE_CACHE_BYTES', DEFAULT_PAGE_CACHE_BYTES, 0, 4 * 1024 * 1024 * 1024),
     corsOrigins: Object.freeze(origins(env.CORS_ORIGINS)),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 10_000, 100, 600_000),

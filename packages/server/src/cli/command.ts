@@ -1,6 +1,7 @@
 // What every `plant-store` command module shares: the Command shape the dispatcher (main.ts) runs, the output it
 // writes to, strict option parsing, and opening the store for one piece of work.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { readOpenApiDocument } from '@plant-store/contract/document';
 import { didYouMean, unknownOptionMessage } from '@plant-store/core';
 import type { Config } from '../config.js';
 import { openStore } from '../store/open-store.js';
@@ -184,4 +185,9 @@ export function runAction(command: string, actions: Actions, args: string[], con
       ? `unknown ${command} command "${action}"${didYouMean(action, names)}`
       : `${command} needs a command: ${names.slice(0, -1).join(', ')} or ${names.at(-1)}`,
   );
+}
+
+/** The contract version the service serves: `info.version` of the openapi.yaml it reads at run time. */
+export function contractVersion(): string {
+  return (readOpenApiDocument().document as { info: { version: string } }).info.version;
 }

@@ -2,13 +2,13 @@
 // per command; this dispatcher picks the module. bin/plant-store.js calls main(). Bad arguments and bad
 // configuration exit with code 2 and one line that says what to fix, then where the command's usage is.
 import { readFileSync } from 'node:fs';
-import { readOpenApiDocument } from '@plant-store/contract/document';
 import { didYouMean } from '@plant-store/core';
 import { ConfigError, loadConfig } from '../config.js';
 import { LostDatabaseError } from '../store/sqlite/file-guard.js';
 import { StoreUnavailableError } from '../store/store.js';
 import {
   type Command,
+  contractVersion,
   formatUsage,
   type Io,
   processIo,
@@ -17,7 +17,9 @@ import {
   UsageError,
 } from './command.js';
 import { conformanceCommand } from './conformance.js';
+import { exportCommand } from './export.js';
 import { failureReason } from './failure-reason.js';
+import { importCommand } from './import.js';
 import { migrateCommand } from './migrate.js';
 import { serveCommand } from './serve.js';
 import { tokenCommand } from './token.js';
@@ -31,6 +33,8 @@ const COMMANDS: (Command | StandaloneCommand)[] = [
   migrateCommand,
   tokenCommand,
   webhookCommand,
+  exportCommand,
+  importCommand,
   conformanceCommand,
 ];
 
@@ -84,8 +88,7 @@ function formatEntry({ synopsis, description, options = [], notes = [] }: UsageE
 function version(): string {
   const file = new URL('../../package.json', import.meta.url);
   const service = (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-  const { info } = readOpenApiDocument().document as { info: { version: string } };
-  return `plant-store ${service} (contract ${info.version})`;
+  return `plant-store ${service} (contract ${contractVersion()})`;
 }
 
 /** Runs the command line `argv` (without node and the script); resolves to the exit code, or -1 while serving. */

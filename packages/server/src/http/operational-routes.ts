@@ -15,11 +15,14 @@ export async function registerOperationalRoutes(
   contract: Contract,
   store: Store,
   rateLimits: RateLimitBackend | null = null,
+  readOnly = false,
 ) {
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
   app.get('/readyz', { logLevel: 'warn' }, async (request, reply) => {
     try {
       await store.ping();
+      // Ready to serve reads: a load balancer keeps sending traffic, and an operator sees why writes are refused.
+      if (readOnly) return { status: 'read-only', database: store.kind, writes: 'refused: READ_ONLY=true' };
       // Redis away is degraded, not unready: each process then limits on its own.
       if (rateLimits?.state() === 'local') {
         return { status: 'degraded', database: store.kind, rateLimits: 'per-process: redis is unreachable' };

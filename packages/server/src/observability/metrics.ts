@@ -19,6 +19,8 @@ export interface Metrics {
   readonly requestDuration: FastHistogram;
   /** Requests being answered now: counted by http-metrics.ts, read by the http_server_active_requests gauge. */
   readonly inFlight: { count: number };
+  /** Whether writes are refused (READ_ONLY), read by the plant_store_read_only gauge; app.ts sets it. */
+  readonly readOnly: { on: boolean };
   readonly rateLimitRejections: Counter<'limit'>;
   /** Labels engine, operation (instrumented-store.ts). */
   readonly storeDuration: FastHistogram;
@@ -41,6 +43,15 @@ export function createMetrics(): Metrics {
   });
   // A plain count on the request path; prom-client's Gauge.inc() checks and hashes labels on every call.
   const inFlight = { count: 0 };
+  const readOnly = { on: false };
+  new Gauge({
+    name: 'plant_store_read_only',
+    help: 'Whether the service refuses creates and deletes (READ_ONLY=true): 1, or 0 while it takes writes',
+    registers,
+    collect() {
+      this.set(readOnly.on ? 1 : 0);
+    },
+  });
   new Gauge({
     name: 'http_server_active_requests',
     help: 'HTTP requests being answered now (in flight)',
@@ -77,6 +88,7 @@ export function createMetrics(): Metrics {
       registers,
     ),
     inFlight,
+    readOnly,
     rateLimitRejections: new Counter({
       name: 'plant_store_rate_limit_rejections_total',
       help: 'Requests refused with 429 by a rate limit: per principal, or per address for requests without a token',

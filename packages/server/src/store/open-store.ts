@@ -3,6 +3,7 @@
 // CLI describe the database through it, openStore opens through it. A new engine is its folder plus one line in
 // ENGINES.
 import { resolve } from 'node:path';
+import type { ArchiveEngine } from './archive-format.js';
 import { MEMORY_URL, openMemoryStore } from './memory/memory-store.js';
 import { describePostgresUrl } from './postgres/describe-url.js';
 import type { Store } from './store.js';
@@ -40,6 +41,8 @@ interface Engine {
   /** Where `databaseUrl` points, for people (the start line, the CLI); never a password. */
   describe(databaseUrl: string): string;
   open(databaseUrl: string, options: OpenOptions): Promise<Store> | Store;
+  /** Export and import (`plant-store export|import`); none where nothing is kept. */
+  archive?: () => Promise<ArchiveEngine>;
 }
 
 const ENGINES: readonly Engine[] = [
@@ -50,6 +53,7 @@ const ENGINES: readonly Engine[] = [
     describe: (url) =>
       url === 'sqlite::memory:' ? 'an in-memory SQLite database' : `the SQLite database ${sqliteFileOf(url)}`,
     open: openSqlite,
+    archive: sqliteArchive,
   },
   {
     kind: 'postgres',
@@ -57,6 +61,7 @@ const ENGINES: readonly Engine[] = [
     accepts: (url) => /^postgres(ql)?:\/\/./.test(url),
     describe: describePostgresUrl,
     open: openPostgres,
+    archive: postgresArchive,
   },
   {
     kind: 'memory',
@@ -112,4 +117,30 @@ async function openSqlite(databaseUrl: string, options: OpenOptions): Promise<St
   if (!file) throw new TypeError(`unsupported DATABASE_URL "${databaseUrl}"`);
   const { openSqliteStore } = await import('./sqlite/sqlite-store.js');
   return openSqliteStore(file, sqlite);
+}
+
+/** The export and import of the engine a DATABASE_URL names, or undefined where it keeps nothing to export. */
+export function archiveEngineOf(databaseUrl: string): Promise<ArchiveEngine> | undefined {
+  if (databaseUrl === 'sqlite::memory:') return undefined;
+  return engineFor(databaseUrl)?.archive?.();
+}
+
+async function postgresArchive(): Promise<ArchiveEngine> {
+  const [{ postgresSnapshot }, { postgresLoad }] = await Promise.all([
+    import('./postgres/snapshot.js'),
+    import('./postgres/import.js'),
+  ]);
+  return { snapshot: postgresSnapshot, load: postgresLoad };
+}
+
+async function sqliteArchive(): Promise<ArchiveEngine> {
+  const [{ sqliteSnapshot }, { sqliteLoad }] = await Promise.all([
+    import('./sqlite/snapshot.js'),
+    import('./sqlite/import.js'),
+  ]);
+  const file = (databaseUrl: string) => sqliteFileOf(databaseUrl)!;
+  return {
+    snapshot: (databaseUrl, _direct, work) => sqliteSnapshot(file(databaseUrl), work),
+    load: (databaseUrl, _direct, records) => sqliteLoad(file(databaseUrl), records),
+  };
 }

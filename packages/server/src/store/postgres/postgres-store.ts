@@ -127,7 +127,7 @@ const REVOKE_TOKEN = `WITH revoked AS (UPDATE tokens SET revoked_at = COALESCE(r
 const DEFAULT_POSTGRES_TIMEOUT_MS = 5_000;
 
 /** The connection string without the `schema` parameter (the store's own, not PostgreSQL's). */
-function withoutSchema(url: URL): string {
+export function withoutSchema(url: URL): string {
   const copy = new URL(url);
   copy.searchParams.delete('schema');
   return copy.toString();

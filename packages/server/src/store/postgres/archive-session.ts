@@ -1,0 +1,43 @@
+// The one connection an export or an import runs on: DATABASE_DIRECT_URL where given (a long transaction needs no
+// pooler), else DATABASE_URL; its transaction works in the URL's schema (SET LOCAL: gone at its end).
+import pg from 'pg';
+import { StoreUnavailableError } from '../store.js';
+import { quoteIdent } from './identifier.js';
+import { withoutSchema } from './postgres-store.js';
+
+/** The deadline of connecting; the transaction itself has none (an export of millions of rows takes a while). */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export interface ArchiveSession {
+  client: pg.Client;
+  schema: string | null;
+  /** Runs `begin` (BEGIN ...) and sets the schema for the transaction. */
+  begin(begin: string): Promise<void>;
+}
+
+export async function openArchiveSession(
+  databaseUrl: string,
+  directUrl: string | null,
+  applicationName: string,
+): Promise<ArchiveSession> {
+  const schema = new URL(databaseUrl).searchParams.get('schema');
+  const client = new pg.Client({
+    connectionString: withoutSchema(new URL(directUrl ?? databaseUrl)),
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    application_name: applicationName,
+  });
+  // A connection lost mid-way fails the query in flight; the event itself must not end the process.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new StoreUnavailableError('the PostgreSQL database is unreachable', { cause: error });
+  }
+  return {
+    client,
+    schema,
+    async begin(begin) {
+      await client.query(schema ? `${begin}; SET LOCAL search_path TO ${quoteIdent(schema)}` : begin);
+    },
+  };
+}
