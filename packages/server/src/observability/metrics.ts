@@ -68,6 +68,14 @@ export function createMetrics(): Metrics {
       }
     },
   });
+  const rateLimitRejections = new Counter({
+    name: 'plant_store_rate_limit_rejections_total',
+    help: 'Requests refused with 429 by a rate limit: per principal, or per address for requests without a token',
+    labelNames: ['limit'],
+    registers,
+  });
+  // Labelled counters start at 0 in every series known in advance: a dashboard shows 0, not "no data".
+  for (const limit of ['anonymous', 'principal']) rateLimitRejections.inc({ limit }, 0);
   return {
     registry,
     requestDuration: new FastHistogram(
@@ -77,12 +85,7 @@ export function createMetrics(): Metrics {
       registers,
     ),
     inFlight,
-    rateLimitRejections: new Counter({
-      name: 'plant_store_rate_limit_rejections_total',
-      help: 'Requests refused with 429 by a rate limit: per principal, or per address for requests without a token',
-      labelNames: ['limit'],
-      registers,
-    }),
+    rateLimitRejections,
     storeDuration: new FastHistogram(
       'plant_store_store_operation_duration_seconds',
       'Duration of store (database) calls, failed ones included',

@@ -19,6 +19,13 @@ export {
 /** Thrown by a store when its database cannot be reached; answered with 503 so clients retry. */
 export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
+  /** The setting that names the database that failed (DATABASE_DIRECT_URL, say), for the hint a refusal gives. */
+  readonly setting: string;
+
+  constructor(message: string, options?: ErrorOptions & { setting?: string }) {
+    super(message, options);
+    this.setting = options?.setting ?? 'DATABASE_URL';
+  }
 }
 
 export interface TokenRecord {
