@@ -148,6 +148,21 @@ function watchStore(store: Store, registers: Registry[]): void {
     );
     readGauge('plant_store_page_cache_entries', 'Pages the page cache holds', registers, () => cacheStats().entries);
   }
+  const feedStats = store.feedStats?.bind(store);
+  if (feedStats) {
+    readGauge(
+      'plant_store_change_feed_live',
+      "1 while the change feed hears every instance's writes, else 0",
+      registers,
+      () => (feedStats().live ? 1 : 0),
+    );
+    readGauge(
+      'plant_store_change_feed_lag_seconds',
+      'How late change notifications arrive: the last heartbeat round trip, or the wait for one not yet back',
+      registers,
+      () => feedStats().lagSeconds,
+    );
+  }
   const poolStats = store.poolStats?.bind(store);
   if (poolStats) {
     readGauge('plant_store_db_pool_max', 'Most connections the PostgreSQL pool opens', registers, () => {

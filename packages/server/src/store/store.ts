@@ -204,6 +204,8 @@ export interface Store extends PlantStore {
   cacheStats?(): CacheStats;
   /** The connection pool's usage, where the store has one. */
   poolStats?(): PoolStats;
+  /** The change feed's state, where the store has one (PostgreSQL): live, and how late notifications arrive. */
+  feedStats?(): { live: boolean; lagSeconds: number };
   /**
    * A request has begun. A store whose caches are checked against the database before they answer (SQLite: another
    * process may have committed) checks once for the request's calls rather than once per call, until the next

@@ -67,6 +67,8 @@ export class ChangeFeed {
   #heard = 0;
   #sentAt = 0;
   #heardListener: (() => void) | undefined;
+  /** How long the last heartbeat took to come back, in ms. */
+  #roundTripMs = 0;
 
   constructor(options: ChangeFeedOptions) {
     this.#options = { heartbeatMs: 1_000, timeoutMs: 2_000, Client: pg.Client, ...options };
@@ -75,6 +77,12 @@ export class ChangeFeed {
   /** True while every change committed by any instance is being received: caches may answer. */
   get live(): boolean {
     return this.#live;
+  }
+
+  /** How late notifications arrive: the last heartbeat's round trip, or the age of one still not back if longer. */
+  get lagMs(): number {
+    const waiting = this.#heard < this.#sent ? Date.now() - this.#sentAt : 0;
+    return Math.max(this.#roundTripMs, waiting);
   }
 
   /** Connects and listens; resolves once listening or once the first attempt failed (retries go on behind). */
@@ -103,6 +111,7 @@ export class ChangeFeed {
       if (heartbeat) {
         if (payload.startsWith(own) && this.#client === client) {
           this.#heard = Math.max(this.#heard, Number(heartbeat[1]));
+          this.#roundTripMs = Date.now() - this.#sentAt;
           this.#heardListener?.();
         }
         return;

@@ -322,11 +322,23 @@ export function openPostgresStore({
       }
     };
     let broken = false;
+    // A COMMIT whose wait for the synchronous standby was cancelled (by its statement_timeout) succeeds with a
+    // warning, committed on this server alone: a failover may lose it, so it is answered 503, never acknowledged.
+    let unreplicated = false;
+    const onNotice = (notice: { message?: string }) => {
+      if (/wait for synchronous replication/.test(notice.message ?? '')) unreplicated = true;
+    };
+    client.on('notice', onNotice);
     try {
       // One round trip: the transaction and its server-side deadlines.
       await run(`BEGIN; ${deadlines}`);
       const result = await work(run);
       await run('COMMIT');
+      if (unreplicated) {
+        throw new StoreUnavailableError('the PostgreSQL standby did not confirm the commit in time', {
+          cause: new Error('canceling wait for synchronous replication'),
+        });
+      }
       return result;
     } catch (error) {
       // A connection found unavailable (on a standby, say) is closed, not pooled again: the next one dials afresh.
@@ -338,6 +350,7 @@ export function openPostgresStore({
         ));
       throw error;
     } finally {
+      client.off('notice', onNotice);
       client.release(broken);
     }
   });
@@ -356,6 +369,7 @@ export function openPostgresStore({
     kind: 'postgres',
     poolStats: () => ({ max: poolSize, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     cacheStats: () => pages.stats(),
+    feedStats: () => ({ live: feed.live, lagSeconds: feed.lagMs / 1000 }),
     plants: {
       async create(owner, plant) {
         return creates.create(owner, plant);
