@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import { DATABASE_URL_FORMS, engineOf } from './store/open-store.js';
 import { DEFAULT_PAGE_CACHE_BYTES } from './store/page-cache.js';
+import { parsePostgresUrl } from './store/postgres/multi-host-url.js';
 import { DEFAULT_POOL_SIZE } from './store/postgres/pool-size.js';
 
 /**
@@ -135,6 +136,7 @@ function boolean(env: Record<string, string | undefined>, name: string, fallback
 
 function databaseUrl(raw: string | undefined): string {
   const value = raw?.trim() || DEFAULT_DATABASE_URL;
+  if (engineOf(value) === 'postgres') return postgresUrl(value, 'DATABASE_URL');
   if (engineOf(value) !== undefined) return value;
   throw new ConfigError(`DATABASE_URL must be ${DATABASE_URL_FORMS}, got "${value}"`);
 }
@@ -147,6 +149,16 @@ function databaseDirectUrl(raw: string | undefined, database: string): string | 
   }
   if (engineOf(database) !== 'postgres') {
     throw new ConfigError('DATABASE_DIRECT_URL is for a PostgreSQL DATABASE_URL (behind a pooler), not this one');
+  }
+  return postgresUrl(value, 'DATABASE_DIRECT_URL');
+}
+
+/** A PostgreSQL URL whose hosts and target_session_attrs the store can follow (multi-host-url.ts). */
+function postgresUrl(value: string, name: string): string {
+  try {
+    parsePostgresUrl(value, name);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
   }
   return value;
 }

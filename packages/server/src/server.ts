@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import closeWithGrace from 'close-with-grace';
 import { type AppOptions, buildApp } from './app.js';
 import { type Config, databaseTimeoutMs } from './config.js';
+import type { RunLog } from './failure-run.js';
 import { guardIdleConnections } from './http/idle-connection-guard.js';
 import { flushLog } from './http/logger.js';
 import { createRateLimitRedis } from './http/rate-limit.js';
@@ -42,7 +43,13 @@ export async function runServer(config: Config, options: ServerOptions = {}): Pr
   const observability = await startObservability(config);
   const file = sqliteFileOf(config.databaseUrl);
   const created = file !== undefined && !existsSync(file);
+  // The store is opened before the app (and its logger) exists; what it says while running goes to the app's log.
+  let appLog: RunLog | undefined;
   const store = await openStore(config.databaseUrl, {
+    log: {
+      warn: (details, message) => appLog?.warn(details, message),
+      info: (details, message) => appLog?.info(details, message),
+    },
     ...(observability.metrics ? { onGroupCommit: observability.metrics.groupCommitBatch } : {}),
     poolSize: config.databasePoolSize,
     directUrl: config.databaseDirectUrl,
@@ -61,6 +68,7 @@ export async function runServer(config: Config, options: ServerOptions = {}): Pr
       await store.close().catch(() => {});
       throw error;
     });
+  appLog = app.log;
   const database = describeConfiguredDatabase(config);
   app.log.info({ database }, `serving ${database}`);
   if (created) app.log.warn({ database: file }, 'created a new, empty SQLite database (none was there before)');

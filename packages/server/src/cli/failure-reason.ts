@@ -16,6 +16,8 @@ export function failureReason(error: Error): string {
   const said = cause?.errors?.length ? cause.errors.map((each) => each.message).join('; ') : cause?.message;
   if (!cause || !said) return error.message;
   const code = cause.code ?? (cause.errors?.[0] as { code?: string } | undefined)?.code;
-  const hint = code ? HINTS[code] : undefined;
+  // The hints name DATABASE_URL; a failure of another setting's database names that one.
+  const setting = (error as { setting?: string }).setting ?? 'DATABASE_URL';
+  const hint = code ? HINTS[code]?.replaceAll('DATABASE_URL', setting) : undefined;
   return `${error.message}: ${said}${code && !said.includes(code) ? ` (${code})` : ''}${hint ? `; ${hint}` : ''}`;
 }

@@ -2,7 +2,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import type { Store } from '../store/store.js';
+import { type Store, StoreUnavailableError } from '../store/store.js';
 import { sendError } from './error-handler.js';
 import type { Contract } from './openapi-document.js';
 import type { RateLimitBackend } from './rate-limit-store.js';
@@ -30,7 +30,9 @@ export async function registerOperationalRoutes(
       return { status: 'ok', database: store.kind };
     } catch (error) {
       request.log.warn({ err: error }, 'readiness check failed');
-      return sendError(reply, 503, `the ${store.kind} database is not reachable`);
+      // The store's own word when it has one: "only a standby ... is reachable" through a failover, say.
+      const why = error instanceof StoreUnavailableError ? `: ${error.message}` : '';
+      return sendError(reply, 503, `the ${store.kind} database is not ready${why}`);
     }
   });
   app.get('/openapi.json', async (_request, reply) =>

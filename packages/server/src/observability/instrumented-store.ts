@@ -28,6 +28,8 @@ export function instrumentStore(store: Store, metrics: Metrics | undefined, span
   const recorder = (metrics: Metrics, operation: string) => {
     const labels = { engine, operation };
     const series = metrics.storeDuration.series(`${engine} ${operation}`, () => labels);
+    // Present at 0 from the start (a dashboard shows 0, not "no data"); other error types appear when they happen.
+    metrics.storeErrors.inc({ ...labels, error_type: 'unavailable' }, 0);
     return {
       done: (start: number) => series.observe((performance.now() - start) / 1000),
       failed: (start: number, error: unknown) => {

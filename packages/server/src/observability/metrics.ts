@@ -79,6 +79,14 @@ export function createMetrics(): Metrics {
       }
     },
   });
+  const rateLimitRejections = new Counter({
+    name: 'plant_store_rate_limit_rejections_total',
+    help: 'Requests refused with 429 by a rate limit: per principal, or per address for requests without a token',
+    labelNames: ['limit'],
+    registers,
+  });
+  // Labelled counters start at 0 in every series known in advance: a dashboard shows 0, not "no data".
+  for (const limit of ['anonymous', 'principal']) rateLimitRejections.inc({ limit }, 0);
   return {
     registry,
     requestDuration: new FastHistogram(
@@ -89,12 +97,7 @@ export function createMetrics(): Metrics {
     ),
     inFlight,
     readOnly,
-    rateLimitRejections: new Counter({
-      name: 'plant_store_rate_limit_rejections_total',
-      help: 'Requests refused with 429 by a rate limit: per principal, or per address for requests without a token',
-      labelNames: ['limit'],
-      registers,
-    }),
+    rateLimitRejections,
     storeDuration: new FastHistogram(
       'plant_store_store_operation_duration_seconds',
       'Duration of store (database) calls, failed ones included',
@@ -156,6 +159,21 @@ function watchStore(store: Store, registers: Registry[]): void {
       },
     );
     readGauge('plant_store_page_cache_entries', 'Pages the page cache holds', registers, () => cacheStats().entries);
+  }
+  const feedStats = store.feedStats?.bind(store);
+  if (feedStats) {
+    readGauge(
+      'plant_store_change_feed_live',
+      "1 while the change feed hears every instance's writes, else 0",
+      registers,
+      () => (feedStats().live ? 1 : 0),
+    );
+    readGauge(
+      'plant_store_change_feed_lag_seconds',
+      'How late change notifications arrive: the last heartbeat round trip, or the wait for one not yet back',
+      registers,
+      () => feedStats().lagSeconds,
+    );
   }
   const poolStats = store.poolStats?.bind(store);
   if (poolStats) {

@@ -3,11 +3,13 @@
 // age, leases, open circuit). Labelled by subscription id only: subscriptions are few and made by the operator, and
 // queue series of a removed subscription go with it; no label ever carries an event, a URL or a principal.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { SubscriptionQueue, WebhookRepository } from '../store/store.js';
+import type { DeliveryOutcome, SubscriptionQueue, WebhookRepository } from '../store/store.js';
 import type { WorkerObserver } from '../webhooks/delivery-worker.js';
 
 /** How long one reading of the queues serves the scrape's gauges (one query per scrape, not one per gauge). */
 const READING_MS = 1_000;
+
+const OUTCOMES: readonly DeliveryOutcome['kind'][] = ['delivered', 'retry', 'failed', 'released'];
 
 export function watchWebhooks(registry: Registry, webhooks: WebhookRepository): WorkerObserver {
   const registers = [registry];
@@ -16,12 +18,21 @@ export function watchWebhooks(registry: Registry, webhooks: WebhookRepository): 
     help: 'Webhook delivery attempts by outcome: delivered, retry (failed, tried again later), failed (given up), released (abandoned at shutdown)',
     labelNames: ['subscription', 'outcome'],
     registers,
+    // Every subscription's series are there from its first scrape, at 0: a dashboard shows 0, not "no data".
+    async collect() {
+      for (const queue of (await queues()).queues) {
+        for (const outcome of OUTCOMES) this.inc({ subscription: queue.subscriptionId, outcome }, 0);
+      }
+    },
   });
   const retries = new Counter({
     name: 'plant_store_webhook_retries_total',
     help: 'Webhook delivery attempts that were retries (the delivery had been attempted before)',
     labelNames: ['subscription'],
     registers,
+    async collect() {
+      for (const queue of (await queues()).queues) this.inc({ subscription: queue.subscriptionId }, 0);
+    },
   });
   const inFlight = new Gauge({
     name: 'plant_store_webhook_in_flight',

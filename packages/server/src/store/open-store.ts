@@ -3,6 +3,7 @@
 // CLI describe the database through it, openStore opens through it. A new engine is its folder plus one line in
 // ENGINES.
 import { resolve } from 'node:path';
+import type { RunLog } from '../failure-run.js';
 import type { ArchiveEngine } from './archive-format.js';
 import { MEMORY_URL, openMemoryStore } from './memory/memory-store.js';
 import { describePostgresUrl } from './postgres/describe-url.js';
@@ -15,6 +16,8 @@ export interface OpenOptions {
   directUrl?: string | null;
   /** PostgreSQL: deadline of each database call in ms (pool acquisition and statement). */
   timeoutMs?: number;
+  /** PostgreSQL: where the change feed's lost session connection is said. */
+  log?: RunLog;
   /** SQLite group commit (default on). */
   groupCommit?: boolean;
   /** Page cache bound in bytes, both engines (default 16 MiB). */
@@ -103,6 +106,7 @@ async function openPostgres(databaseUrl: string, options: OpenOptions): Promise<
     ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.pageCacheBytes === undefined ? {} : { pageCacheBytes: options.pageCacheBytes }),
+    ...(options.log ? { log: options.log } : {}),
   });
 }
 

@@ -19,6 +19,13 @@ export {
 /** Thrown by a store when its database cannot be reached; answered with 503 so clients retry. */
 export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
+  /** The setting that names the database that failed (DATABASE_DIRECT_URL, say), for the hint a refusal gives. */
+  readonly setting: string;
+
+  constructor(message: string, options?: ErrorOptions & { setting?: string }) {
+    super(message, options);
+    this.setting = options?.setting ?? 'DATABASE_URL';
+  }
 }
 
 export interface TokenRecord {
@@ -199,6 +206,8 @@ export interface Store extends PlantStore {
   cacheStats?(): CacheStats;
   /** The connection pool's usage, where the store has one. */
   poolStats?(): PoolStats;
+  /** The change feed's state, where the store has one (PostgreSQL): live, and how late notifications arrive. */
+  feedStats?(): { live: boolean; lagSeconds: number };
   /**
    * A request has begun. A store whose caches are checked against the database before they answer (SQLite: another
    * process may have committed) checks once for the request's calls rather than once per call, until the next

@@ -96,6 +96,29 @@ describe('http_server_request_duration_seconds', () => {
   });
 });
 
+describe('labelled counters', () => {
+  it('are present at 0 before anything was counted, so a dashboard shows 0 rather than no data', async () => {
+    const fresh = await createTestApp({ metrics: true });
+    try {
+      const scraped = await fresh.metrics!.registry.metrics();
+      for (const limit of ['anonymous', 'principal']) {
+        expect(sampleValue(scraped, 'plant_store_rate_limit_rejections_total', { limit })).toBe(0);
+      }
+      for (const operation of ['plants.create', 'plants.list', 'tokens.findByHash', 'ping']) {
+        expect(
+          sampleValue(scraped, 'plant_store_store_operation_errors_total', {
+            engine: TEST_DATABASE,
+            operation,
+            error_type: 'unavailable',
+          }),
+        ).toBe(0);
+      }
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
 describe('the other request metrics', () => {
   it('counts rate-limit rejections by limit', () => {
     expect(sampleValue(text, 'plant_store_rate_limit_rejections_total', { limit: 'principal' })).toBe(1);
@@ -123,7 +146,14 @@ describe('store metrics', () => {
     expect(calls('plants.delete')).toBe(2);
     // One token lookup per request to an operation that carried a token (an unknown route is answered first).
     expect(calls('tokens.findByHash')).toBe(16);
-    expect(samplesWith(text, 'plant_store_store_operation_errors_total')).toEqual([]);
+    // No call failed: every series is there, at 0.
+    const errors = samplesWith(text, 'plant_store_store_operation_errors_total');
+    expect(errors.map((sample) => sample.value)).toEqual(errors.map(() => 0));
+    expect(errors.map((sample) => sample.labels)).toContainEqual({
+      engine: TEST_DATABASE,
+      operation: 'plants.create',
+      error_type: 'unavailable',
+    });
   });
 
   it('counts failed store calls by their error', async () => {

@@ -1,9 +1,11 @@
 // The one connection an export or an import runs on: DATABASE_DIRECT_URL where given (a long transaction needs no
-// pooler), else DATABASE_URL; its transaction works in the URL's schema (SET LOCAL: gone at its end).
-import pg from 'pg';
+// pooler), else DATABASE_URL, reaching the server their target_session_attrs asks for (the primary, with several
+// hosts); its transaction works in the URL's schema (SET LOCAL: gone at its end).
+import type pg from 'pg';
 import { StoreUnavailableError } from '../store.js';
 import { quoteIdent } from './identifier.js';
-import { withoutSchema } from './postgres-store.js';
+import { parsePostgresUrl } from './multi-host-url.js';
+import { sessionClient } from './session-target.js';
 
 /** The deadline of connecting; the transaction itself has none (an export of millions of rows takes a while). */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -20,9 +22,12 @@ export async function openArchiveSession(
   directUrl: string | null,
   applicationName: string,
 ): Promise<ArchiveSession> {
-  const schema = new URL(databaseUrl).searchParams.get('schema');
-  const client = new pg.Client({
-    connectionString: withoutSchema(new URL(directUrl ?? databaseUrl)),
+  const { schema } = parsePostgresUrl(databaseUrl);
+  const target =
+    directUrl === null ? parsePostgresUrl(databaseUrl) : parsePostgresUrl(directUrl, 'DATABASE_DIRECT_URL');
+  const Client = sessionClient(target, { probeMs: CONNECT_TIMEOUT_MS, onServer: () => {} });
+  const client = new Client({
+    connectionString: target.hosts[0]!.connectionString,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     application_name: applicationName,
   });

@@ -18,6 +18,11 @@ export type Change = { kind: 'plants'; owner: string } | { kind: 'tokens' };
 export interface ChangeFeedOptions {
   /** The connection string (without the `schema` parameter). */
   connectionString: string;
+  /** The client class to connect with (session-target.ts: one that reaches the primary); pg.Client unless given. */
+  Client?: typeof pg.Client;
+  /** Told each failure of the connection or of connecting, and when the feed is live again. */
+  onLost?: (error: unknown) => void;
+  onLive?: () => void;
   /** The channel, one per schema: LISTEN/NOTIFY channels are database-wide. */
   channel: string;
   /** This store's origin (see `notifyPrefix`): notifications it sent itself are not passed on. */
@@ -49,7 +54,8 @@ function decodeChange(payload: string | undefined): Change | undefined {
 }
 
 export class ChangeFeed {
-  readonly #options: Required<ChangeFeedOptions>;
+  readonly #options: Required<Omit<ChangeFeedOptions, 'onLost' | 'onLive'>> &
+    Pick<ChangeFeedOptions, 'onLost' | 'onLive'>;
   #client: pg.Client | undefined;
   #live = false;
   #closed = false;
@@ -61,14 +67,22 @@ export class ChangeFeed {
   #heard = 0;
   #sentAt = 0;
   #heardListener: (() => void) | undefined;
+  /** How long the last heartbeat took to come back, in ms. */
+  #roundTripMs = 0;
 
   constructor(options: ChangeFeedOptions) {
-    this.#options = { heartbeatMs: 1_000, timeoutMs: 2_000, ...options };
+    this.#options = { heartbeatMs: 1_000, timeoutMs: 2_000, Client: pg.Client, ...options };
   }
 
   /** True while every change committed by any instance is being received: caches may answer. */
   get live(): boolean {
     return this.#live;
+  }
+
+  /** How late notifications arrive: the last heartbeat's round trip, or the age of one still not back if longer. */
+  get lagMs(): number {
+    const waiting = this.#heard < this.#sent ? Date.now() - this.#sentAt : 0;
+    return Math.max(this.#roundTripMs, waiting);
   }
 
   /** Connects and listens; resolves once listening or once the first attempt failed (retries go on behind). */
@@ -84,11 +98,11 @@ export class ChangeFeed {
 
   async #connect(): Promise<void> {
     if (this.#closed) return;
-    const { connectionString, channel, timeoutMs } = this.#options;
-    const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+    const { connectionString, channel, timeoutMs, Client } = this.#options;
+    const client = new Client({ connectionString, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
     this.#client = client;
-    client.on('error', () => this.#lost(client));
-    client.on('end', () => this.#lost(client));
+    client.on('error', (error) => this.#lost(client, error));
+    client.on('end', () => this.#lost(client, new Error('the connection ended')));
     const own = notifyPrefix(this.#options.origin);
     client.on('notification', (message) => {
       if (message.channel !== channel) return;
@@ -97,6 +111,7 @@ export class ChangeFeed {
       if (heartbeat) {
         if (payload.startsWith(own) && this.#client === client) {
           this.#heard = Math.max(this.#heard, Number(heartbeat[1]));
+          this.#roundTripMs = Date.now() - this.#sentAt;
           this.#heardListener?.();
         }
         return;
@@ -111,11 +126,12 @@ export class ChangeFeed {
       // Live only once a notification sent on the channel comes back: LISTEN succeeding proves less than that.
       await this.#beat(client);
       await this.#heardBack(timeoutMs);
-    } catch {
-      this.#lost(client);
+    } catch (error) {
+      this.#lost(client, error);
       return;
     }
     if (this.#client !== client) return;
+    this.#options.onLive?.();
     // Whatever changed while no one listened is unknown: start from empty caches, then trust them.
     this.#options.onChange(undefined);
     this.#live = true;
@@ -123,10 +139,12 @@ export class ChangeFeed {
     this.#heartbeat = setInterval(() => {
       // The previous heartbeat must come back within the deadline; then the next one goes out.
       if (this.#heard < this.#sent) {
-        if (Date.now() - this.#sentAt > timeoutMs) this.#lost(client);
+        if (Date.now() - this.#sentAt > timeoutMs) {
+          this.#lost(client, new Error(`no heartbeat came back on the channel within ${timeoutMs} ms`));
+        }
         return;
       }
-      this.#beat(client).catch(() => this.#lost(client));
+      this.#beat(client).catch((error: unknown) => this.#lost(client, error));
     }, this.#options.heartbeatMs);
     this.#heartbeat.unref();
   }
@@ -167,9 +185,10 @@ export class ChangeFeed {
   }
 
   // A failure of the current connection: stop trusting the caches at once, and reconnect with backoff (50 ms to 2 s).
-  #lost(client: pg.Client): void {
+  #lost(client: pg.Client, error: unknown): void {
     if (this.#client !== client) return;
     this.#down();
+    if (!this.#closed) this.#options.onLost?.(error);
     if (this.#closed) return;
     clearTimeout(this.#retry);
     this.#retry = setTimeout(() => void this.#connect(), this.#retryMs);

@@ -5,6 +5,8 @@
 // every write NOTIFYs the other instances in its own transaction.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import type { RunLog } from '../../failure-run.js';
+import { FailureRun } from '../../failure-run.js';
 import { ownBytes } from '../own-bytes.js';
 import { DEFAULT_PAGE_CACHE_BYTES, PageCache } from '../page-cache.js';
 import {
@@ -22,10 +24,12 @@ import { CreateBatch, rowKey } from './create-batch.js';
 import { TRIM_OLDEST_KEYS } from './idempotency-bound.js';
 import { qualifyTables, quoteIdent } from './identifier.js';
 import { postgresMigrations } from './migrations.js';
+import { parsePostgresUrl } from './multi-host-url.js';
 import { createPostgresOutbox } from './outbox.js';
 import { pipelinedConnection } from './pipelined-connection.js';
 import { DEFAULT_POOL_SIZE } from './pool-size.js';
 import { ReadBarrier } from './read-barrier.js';
+import { sessionClient, WrongServerError } from './session-target.js';
 
 // Any 64-bit key; the lock only serialises this service's migrations.
 const MIGRATION_LOCK = 7_164_217_400_118_001;
@@ -33,7 +37,8 @@ const MIGRATION_LOCK = 7_164_217_400_118_001;
 export interface PostgresOptions {
   /**
    * Connection string, a PostgreSQL server or a transaction pooler (PgBouncer) in front of one; a `schema` query
-   * parameter selects (and creates) a schema to work in.
+   * parameter selects (and creates) a schema to work in. Several hosts (`postgres://pg1:5432,pg2:5432/db`) are tried
+   * for the one `target_session_attrs` asks for (read-write unless said; multi-host-url.ts).
    */
   url: string;
   /**
@@ -51,6 +56,8 @@ export interface PostgresOptions {
   timeoutMs?: number;
   /** Most bytes of cached pages (PAGE_CACHE_BYTES). */
   pageCacheBytes?: number;
+  /** Where the loss of the change feed's session connection is said (warn), and its return (info). */
+  log?: RunLog;
 }
 
 /** Most bytes of cached token records; only tokens that exist are cached, so this holds thousands of principals. */
@@ -126,25 +133,19 @@ const REVOKE_TOKEN = `WITH revoked AS (UPDATE tokens SET revoked_at = COALESCE(r
 /** The deadline of a database call when none is given. */
 const DEFAULT_POSTGRES_TIMEOUT_MS = 5_000;
 
-/** The connection string without the `schema` parameter (the store's own, not PostgreSQL's). */
-export function withoutSchema(url: URL): string {
-  const copy = new URL(url);
-  copy.searchParams.delete('schema');
-  return copy.toString();
-}
-
 // Errors that mean the database cannot be reached right now, as opposed to a bug in a query.
 function isUnavailable(error: unknown): boolean {
   const { code, message } = error as { code?: string; message?: string };
   if (
     code &&
-    // 08: connection, 57P0x: shutdown, 53: resources, 57014: statement timeout, 55P03: lock timeout.
-    (/^(08|57P0|53|57014|55P03)/.test(code) ||
+    // 08: connection, 57P0x: shutdown, 53: resources, 57014: statement timeout, 55P03: lock timeout, 25006: a
+    // read-only transaction (the server is a standby now, or read-only: a failover under way).
+    (/^(08|57P0|53|57014|55P03|25006)/.test(code) ||
       ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'].includes(code))
   ) {
     return true;
   }
-  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i.test(
+  return /Connection terminated|terminating connection|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i.test(
     message ?? '',
   );
 }
@@ -153,10 +154,16 @@ function isUnavailable(error: unknown): boolean {
  * The error a call that could not reach the database throws: "refused" when the server (or a pooler in front of it)
  * answered with an error of its own, such as a startup parameter it does not accept, "unreachable" otherwise.
  */
-function unavailable(error: unknown): StoreUnavailableError {
-  const refused = typeof (error as { severity?: unknown }).severity === 'string';
-  const what = refused ? 'the PostgreSQL server (or its pooler) refused' : 'the PostgreSQL database is unreachable';
-  return new StoreUnavailableError(what, { cause: error });
+function unavailable(error: unknown, setting = 'DATABASE_URL'): StoreUnavailableError {
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  const of = setting === 'DATABASE_URL' ? '' : ` of ${setting}`;
+  const what =
+    error instanceof WrongServerError || code === '25006'
+      ? `only a standby (read-only) PostgreSQL server${of} is reachable`
+      : typeof severity === 'string'
+        ? `the PostgreSQL server${of} (or its pooler) refused`
+        : `the PostgreSQL database${of} is unreachable`;
+  return new StoreUnavailableError(what, { cause: error, setting });
 }
 
 export function openPostgresStore({
@@ -165,18 +172,32 @@ export function openPostgresStore({
   poolSize = DEFAULT_POOL_SIZE,
   timeoutMs = DEFAULT_POSTGRES_TIMEOUT_MS,
   pageCacheBytes = DEFAULT_PAGE_CACHE_BYTES,
+  log,
 }: PostgresOptions): Store {
-  const parsed = new URL(url);
-  const schema = parsed.searchParams.get('schema');
-  const connectionString = withoutSchema(parsed);
-  const sessionString = directUrl ? withoutSchema(new URL(directUrl)) : connectionString;
+  const target = parsePostgresUrl(url);
+  const { schema } = target;
+  const direct = directUrl === undefined ? undefined : parsePostgresUrl(directUrl, 'DATABASE_DIRECT_URL');
+  const connectionString = target.hosts[0]!.connectionString;
+  const sessionString = (direct ?? target).hosts[0]!.connectionString;
+  const sessionSetting = direct ? 'DATABASE_DIRECT_URL' : 'DATABASE_URL';
   if (schema !== null && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
     throw new TypeError(`the schema in DATABASE_URL must be a plain SQL identifier, got "${schema}"`);
   }
   // Nothing a transaction pooler refuses or loses between transactions: no startup parameters (timeouts are the
   // client's, and SET LOCAL in transactions), no search_path (tables are qualified by the schema), no named
   // statements (a pooler's next transaction may run on a server connection that never prepared them).
+  // A connection reaching another server than the last one (a failover, a restart) forgets every cached page and
+  // token: what the old server held and the new one lacks (a write lost with it) must not be answered.
+  let server: string | undefined;
+  const onServer = (reached: string) => {
+    if (server !== undefined && reached !== server) forgetAll();
+    server = reached;
+  };
+  const probeMs = Math.min(1_000, Math.max(1, Math.trunc(timeoutMs / 2)));
+  const Client = sessionClient(target, { probeMs, onServer });
+  const SessionClient = direct ? sessionClient(direct, { probeMs, onServer }) : Client;
   const pool = new pg.Pool({
+    Client,
     connectionString,
     max: poolSize,
     connectionTimeoutMillis: timeoutMs,
@@ -216,6 +237,7 @@ export function openPostgresStore({
   // holding every connection (group commit keeps one for a whole transaction), and every cached answer with it. They
   // are pipelined on it (read-barrier.ts sends one a turn, without waiting for the one before).
   const checks = new pg.Pool({
+    Client,
     connectionString,
     max: 1,
     connectionTimeoutMillis: timeoutMs,
@@ -234,9 +256,25 @@ export function openPostgresStore({
     }
   });
   let epoch = 0;
+  function forgetAll() {
+    pages.clear();
+    tokens.clear();
+    epoch++;
+  }
   const origin = randomBytes(6).toString('hex');
+  const feedOutage = log
+    ? new FailureRun(
+        log,
+        `the change feed lost its PostgreSQL session connection (${sessionSetting})`,
+        60_000,
+        'caches are checked against the database meanwhile, and it reconnects',
+      )
+    : undefined;
   const feed = new ChangeFeed({
     connectionString: sessionString,
+    Client: SessionClient,
+    onLost: (error) => feedOutage?.failed(error),
+    onLive: () => feedOutage?.succeeded(),
     channel,
     origin,
     timeoutMs,
@@ -284,19 +322,35 @@ export function openPostgresStore({
       }
     };
     let broken = false;
+    // A COMMIT whose wait for the synchronous standby was cancelled (by its statement_timeout) succeeds with a
+    // warning, committed on this server alone: a failover may lose it, so it is answered 503, never acknowledged.
+    let unreplicated = false;
+    const onNotice = (notice: { message?: string }) => {
+      if (/wait for synchronous replication/.test(notice.message ?? '')) unreplicated = true;
+    };
+    client.on('notice', onNotice);
     try {
       // One round trip: the transaction and its server-side deadlines.
       await run(`BEGIN; ${deadlines}`);
       const result = await work(run);
       await run('COMMIT');
+      if (unreplicated) {
+        throw new StoreUnavailableError('the PostgreSQL standby did not confirm the commit in time', {
+          cause: new Error('canceling wait for synchronous replication'),
+        });
+      }
       return result;
     } catch (error) {
-      broken = await run('ROLLBACK').then(
-        () => false,
-        () => true,
-      );
+      // A connection found unavailable (on a standby, say) is closed, not pooled again: the next one dials afresh.
+      broken =
+        error instanceof StoreUnavailableError ||
+        (await run('ROLLBACK').then(
+          () => false,
+          () => true,
+        ));
       throw error;
     } finally {
+      client.off('notice', onNotice);
       client.release(broken);
     }
   });
@@ -315,6 +369,7 @@ export function openPostgresStore({
     kind: 'postgres',
     poolStats: () => ({ max: poolSize, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     cacheStats: () => pages.stats(),
+    feedStats: () => ({ live: feed.live, lagSeconds: feed.lagMs / 1000 }),
     plants: {
       async create(owner, plant) {
         return creates.create(owner, plant);
@@ -445,8 +500,8 @@ export function openPostgresStore({
     },
     async migrate() {
       // On a session of its own where DATABASE_DIRECT_URL gives one; through the pool (a pooler, say) otherwise.
-      const direct = directUrl
-        ? new pg.Client({
+      const session = direct
+        ? new SessionClient({
             connectionString: sessionString,
             connectionTimeoutMillis: timeoutMs,
             query_timeout: timeoutMs,
@@ -454,11 +509,11 @@ export function openPostgresStore({
         : undefined;
       let client: pg.ClientBase;
       try {
-        if (direct) await direct.connect();
-        client = direct ?? (await pool.connect());
+        if (session) await session.connect();
+        client = session ?? (await pool.connect());
       } catch (error) {
-        await direct?.end().catch(() => {});
-        throw unavailable(error);
+        await session?.end().catch(() => {});
+        throw unavailable(error, sessionSetting);
       }
       // Each step is a transaction holding the migration lock (transaction-scoped, so a pooler's shared server
       // connections never keep it, and instances starting together apply each migration once), with the schema as
@@ -499,7 +554,7 @@ export function openPostgresStore({
           if (done) applied.push(migration.version);
         }
       } finally {
-        if (direct) await direct.end().catch(() => {});
+        if (session) await session.end().catch(() => {});
         else (client as pg.PoolClient).release(broken);
       }
       return applied;
