@@ -1,11 +1,13 @@
 // Errors the SDK throws, all under one root (PlantStoreSdkError): one class per documented status (PlantStoreError
-// and its subclasses), plus no answer (connection), no answer in time (timeout) and the caller's abort.
+// and its subclasses), plus no answer (connection), no answer in time (timeout), the caller's abort and a paging walk
+// sent round in a cycle.
 import type { ErrorBody } from '@plant-store/contract';
 
 /**
  * The root of everything the SDK throws for a call that did not succeed: an answer outside 2xx
  * ({@link PlantStoreError}), no answer ({@link PlantStoreConnectionError}), no answer in time
- * ({@link PlantStoreTimeoutError}) or the caller's abort ({@link PlantStoreAbortError}). One `instanceof` check tells
+ * ({@link PlantStoreTimeoutError}), the caller's abort ({@link PlantStoreAbortError}) or a cycle of cursors
+ * ({@link PlantStoreCursorCycleError}). One `instanceof` check tells
  * an SDK failure from a bug in your own code. (An id that cannot be sent exactly rejects the call with a `TypeError`
  * before any request: a programming error, not a failure of the call.)
  */
@@ -129,6 +131,20 @@ export class PlantStoreTimeoutError extends PlantStoreSdkError {
 /** The caller aborted the call through its `signal`; `cause` is the signal's reason. Never retried. */
 export class PlantStoreAbortError extends PlantStoreSdkError {
   override name = 'PlantStoreAbortError';
+}
+
+/**
+ * A paging walk (`listAll`) was sent to a cursor it had already followed (A -> B -> A): following it would never end,
+ * so the walk ends here, after yielding every item of the pages before. `cursor` is the repeated one.
+ */
+export class PlantStoreCursorCycleError extends PlantStoreSdkError {
+  override name = 'PlantStoreCursorCycleError';
+  /** The cursor the service's `Link` named a second time in this walk. */
+  readonly cursor: string;
+  constructor(cursor: string) {
+    super(`paging cycle: cursor ${cursor} came again`);
+    this.cursor = cursor;
+  }
 }
 
 const BY_STATUS: Record<number, typeof PlantStoreError> = {

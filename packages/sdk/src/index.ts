@@ -32,6 +32,7 @@ export {
   PermissionDeniedError,
   PlantStoreAbortError,
   PlantStoreConnectionError,
+  PlantStoreCursorCycleError,
   PlantStoreError,
   type PlantStoreErrorInit,
   PlantStoreSdkError,

@@ -1,8 +1,9 @@
 // The methods of a Link-paged list (getPlants: `list`, `listPage`, `listAll`): each page revalidated with the ETag it
 // was kept with (a 304 answers from the kept page), the next page's cursor read from the `Link: <...>; rel="next"`
-// header, and every item followed page after page. Which operation is paged comes from the contract's SDK rows.
+// header, and every item followed page after page (a cursor named twice in one walk ends it with an error). Which
+// operation is paged comes from the contract's SDK rows.
 import type { SdkOperationFacts } from '@plant-store/contract';
-import { errorFromResponse } from './errors.js';
+import { errorFromResponse, PlantStoreCursorCycleError } from './errors.js';
 import { nextLink } from './link.js';
 import type { RequestContext } from './operation-method.js';
 import type { CallOptions } from './transport.js';
@@ -50,10 +51,16 @@ export function pagedMethods(row: SdkOperationFacts, context: RequestContext): R
       }
       const limit = size === undefined ? {} : { limit: size };
       let cursor: string | undefined;
+      // Every cursor this walk followed: one named again would send it round the same pages forever.
+      const followed = new Set<string>();
       do {
         const page = await listPage(cursor === undefined ? limit : { ...limit, cursor }, call);
         yield* items(page);
         cursor = page.nextCursor;
+        if (cursor !== undefined) {
+          if (followed.has(cursor)) throw new PlantStoreCursorCycleError(cursor);
+          followed.add(cursor);
+        }
       } while (cursor !== undefined);
     },
   };

@@ -153,7 +153,7 @@ function crossOriginPage(url: string): string | undefined {
 /** A connection error that says what a browser would not: that CORS is the likely cause. */
 class CorsSuspectedError extends PlantStoreConnectionError {}
 
-/** One attempt, bounded by the timeout; network failures and timeouts become the SDK's own errors. */
+/** One attempt, body included, bounded by the timeout; network failures and timeouts become the SDK's own errors. */
 async function attempt(options: TransportOptions, request: Prepared, call: CallOptions): Promise<Response> {
   // Listening for 'abort' below misses a signal that has already fired.
   if (call.signal?.aborted) throw aborted(call.signal);
@@ -177,7 +177,14 @@ async function attempt(options: TransportOptions, request: Prepared, call: CallO
   });
   inFlight.add(outgoing);
   try {
-    return await Promise.race([options.fetch(outgoing), abandoned]);
+    const response = await Promise.race([options.fetch(outgoing), abandoned]);
+    // The body is read here, under the deadline and the caller's signal, so a server that sends its headers and then
+    // stalls cannot hold the call past either; the answer is handed on whole.
+    const bytes = await Promise.race([response.arrayBuffer(), abandoned]);
+    const whole = new Response(bytes.byteLength ? bytes : null, response);
+    // The Link of a page resolves against the URL it was answered for.
+    Object.defineProperty(whole, 'url', { value: response.url });
+    return whole;
   } catch (error) {
     if (timedOut) throw new PlantStoreTimeoutError(`no answer within ${timeoutMs} ms`, { cause: error, requestId });
     if (call.signal?.aborted) throw aborted(call.signal);

@@ -14,6 +14,7 @@ import {
   PlantStoreAbortError,
   type PlantStoreClientOptions,
   PlantStoreConnectionError,
+  PlantStoreCursorCycleError,
   PlantStoreError,
   PlantStoreSdkError,
   PlantStoreTimeoutError,
@@ -530,6 +531,40 @@ describe('paging', () => {
       if (plant.name === 'a') break;
     }
     expect(requests).toHaveLength(1);
+  });
+
+  it('ends listAll with PlantStoreCursorCycleError when a cursor comes again (A -> B -> A)', async () => {
+    // A service (or a proxy) that links back to an earlier page: without the check the walk never ends.
+    const cycle = (count: number) =>
+      Array.from({ length: count }, (_, n) =>
+        json(200, [{ name: `p${n}` }], { link: `</plants?limit=1&cursor=${n % 2 === 0 ? 'A' : 'B'}>; rel="next"` }),
+      );
+    const { fetch, requests } = scriptedFetch(...cycle(20));
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const plant of client(fetch).api.plants.listAll({ pageSize: 1 })) seen.push(plant.name);
+    })().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PlantStoreCursorCycleError);
+    expect(error).toBeInstanceOf(PlantStoreSdkError);
+    expect(error).toMatchObject({ cursor: 'A', name: 'PlantStoreCursorCycleError' });
+    expect((error as Error).message).toBe('paging cycle: cursor A came again');
+    // The first page, A's and B's: every item before the repeat is yielded, and A is not asked for again.
+    expect(seen).toEqual(['p0', 'p1', 'p2']);
+    expect(requests.map((r) => new URL(r.url).searchParams.get('cursor'))).toEqual([null, 'A', 'B']);
+  });
+
+  it('ends listAll at a page that links to itself, and lets a later walk follow the same cursors', async () => {
+    const self = () => json(200, [{ name: 'a' }], { link: '</plants?cursor=A>; rel="next"' });
+    const { fetch } = scriptedFetch(self(), self(), self(), self());
+    const api = client(fetch).api;
+    const walk = async () => {
+      for await (const _plant of api.plants.listAll()) {
+        // drained
+      }
+    };
+    await expect(walk()).rejects.toMatchObject({ cursor: 'A' });
+    // Cursors are remembered per walk: a second walk starts afresh.
+    await expect(walk()).rejects.toBeInstanceOf(PlantStoreCursorCycleError);
   });
 
   it('sends per-call options with every page of listAll', async () => {

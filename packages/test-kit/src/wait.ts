@@ -12,3 +12,19 @@ export async function waitFor(
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/**
+ * What `call` settles to (its value, or the error it rejects with), or the text `still pending after N ms` when it
+ * has not settled by then: a call that must end by a deadline fails fast, saying it hung, instead of the test's timeout.
+ */
+export async function outcomeWithin(call: Promise<unknown>, timeoutMs: number): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const pending = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(`still pending after ${timeoutMs} ms`), timeoutMs);
+  });
+  try {
+    return await Promise.race([call.catch((caught: unknown) => caught), pending]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
