@@ -108,7 +108,10 @@ export function namedForRun(namePrefix: string, plan: Plan): Plan {
   const field = bodyNameField(plan.operation);
   if (!body || !field || id === undefined || typeof body[field.name] !== 'string') return plan;
   const name = runName(namePrefix, id, body[field.name] as string, field.maxLength);
-  return { ...plan, shape: { ...plan.shape, body: { ...body, [field.name]: name } } };
+  // An update whose body carries the id too carries the path's: another would be a different request.
+  const idField = role === 'update' ? bodyIdField(plan.operation) : undefined;
+  const renamed = { ...body, [field.name]: name, ...(idField === undefined ? {} : { [idField]: id }) };
+  return { ...plan, shape: { ...plan.shape, body: renamed } };
 }
 
 /** Sends one plan and checks it against the model; updates the ledger with what it created or deleted. */
