@@ -156,7 +156,8 @@ export interface ContractSource {
 /**
  * The contract, ready for generating and checking: the operations, their parameters, bounds, scopes and roles from the
  * generated facts (@plant-store/contract, unless given), and from the document (the service's own openapi.yaml unless
- * `path` is given) what the facts leave to it: the answers' schemas and headers, header parameters, descriptions, the version.
+ * `path` is given) what the facts leave to it: the answers' schemas and headers, header parameters, descriptions, the
+ * version.
  */
 export function loadConformanceContract({
   path,

@@ -1,6 +1,6 @@
 // The `update-applied` check: an update the service acknowledged is what the principal sees next. The very next list
-// shows the plant under the name the update gave it (a page cache that updates do not reach fails here), and where
-// the contract reads one plant, that read answers every field the update sent, as sent.
+// shows the plant under the name the update gave it (a page cache that updates do not reach fails here), and where the
+// contract reads one plant, that read answers every field the update sent, as sent.
 import type { Principal } from './http-client.js';
 import { listEveryPlant } from './plant-sweep.js';
 import type { RunContext } from './run-context.js';
