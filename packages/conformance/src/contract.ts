@@ -1,8 +1,16 @@
 // The contract as the conformance run needs it: the operations, their parameters and body with their bounds, scopes
-// and roles in the resource's life (creates, lists or deletes plants, learnt from the contract's links) from the facts
+// and roles in the resource's life (creates, lists or deletes plants, learnt from the contract's links; reads or
+// updates one, from method and path) from the facts
 // `pnpm gen` generates (@plant-store/contract); the answers' schemas and headers from openapi.yaml itself (the same
 // document the service binds), its local $refs resolved.
-import { type BodyFacts, LINKS, OPERATIONS, type ValueFacts } from '@plant-store/contract';
+import {
+  type BodyFacts,
+  LINKS,
+  type LinkFacts,
+  OPERATIONS,
+  type OperationFacts,
+  type ValueFacts,
+} from '@plant-store/contract';
 import { readOpenApiDocument } from '@plant-store/contract/document';
 
 export type Schema = Record<string, unknown>;
@@ -25,8 +33,9 @@ export interface ResponseSpec {
   schema: Schema | undefined;
 }
 
-/** What an operation does to the plants: the stateful checks and the reserved ids follow from it. */
-export type Role = 'create' | 'list' | 'delete' | 'other';
+/** What an operation does to the plants: the stateful checks and the reserved ids follow from it. A by-id `read` or
+ * `update` of a plant the principal does not have (never created, or deleted) is a 404. */
+export type Role = 'create' | 'list' | 'read' | 'update' | 'delete' | 'other';
 
 export interface ContractOperation {
   operationId: string;
@@ -99,37 +108,67 @@ function bodySchemaOf(body: BodyFacts): Schema {
   };
 }
 
+/** Whether an operation names one plant by its id (delete, read, update): a plant the principal has, or a 404. */
+export const namesOnePlant = (role: Role): boolean => role === 'delete' || role === 'read' || role === 'update';
+
+/** The methods that read and update one plant, at the path of the plant the delete names. */
+const BY_ID_ROLES: Partial<Record<OperationFacts['method'], Role>> = { GET: 'read', PUT: 'update', PATCH: 'update' };
+
 /**
  * Each operation's role, from the contract's links: an operation whose success links to a DELETE fed from its request
- * body creates, that DELETE deletes, and the GET it links to lists.
+ * body creates, that DELETE deletes, and the GET it links to lists. Then from method and path: a GET of the deleted
+ * plant's path reads one plant, a PUT or PATCH of it updates one.
  */
-function rolesFromLinks(): Map<string, Role> {
+export function rolesOf(operations: readonly OperationFacts[], links: readonly LinkFacts[]): Map<string, Role> {
   const roles = new Map<string, Role>();
-  const method = (operationId: string) => OPERATIONS.find((operation) => operation.operationId === operationId)?.method;
-  for (const link of LINKS) {
+  const facts = (operationId: string) => operations.find((operation) => operation.operationId === operationId);
+  for (const link of links) {
     const fromBody = Object.values(link.parameters).some((value) => value.startsWith('$request.body#/'));
-    if (method(link.operationId) === 'DELETE' && fromBody) {
+    if (facts(link.operationId)?.method === 'DELETE' && fromBody) {
       roles.set(link.from, 'create');
       roles.set(link.operationId, 'delete');
     }
   }
-  for (const link of LINKS) {
-    if (roles.get(link.from) === 'create' && method(link.operationId) === 'GET') roles.set(link.operationId, 'list');
+  for (const link of links) {
+    if (roles.get(link.from) === 'create' && facts(link.operationId)?.method === 'GET') {
+      roles.set(link.operationId, 'list');
+    }
+  }
+  const itemPaths = new Set(
+    [...roles].filter(([, role]) => role === 'delete').map(([operationId]) => facts(operationId)?.path),
+  );
+  for (const operation of operations) {
+    const role = BY_ID_ROLES[operation.method];
+    if (role && !roles.has(operation.operationId) && itemPaths.has(operation.path))
+      roles.set(operation.operationId, role);
   }
   return roles;
 }
 
+/** Where the contract comes from: the service's own openapi.yaml and its generated facts unless given (a test of a
+ * contract change gives a scratch document and the facts generated from it). */
+export interface ContractSource {
+  path?: string | URL;
+  operations?: readonly OperationFacts[];
+  links?: readonly LinkFacts[];
+}
+
 /**
  * The contract, ready for generating and checking: the operations, their parameters, bounds, scopes and roles from the
- * generated facts (@plant-store/contract), and from the document (the service's own openapi.yaml unless `path` is
- * given) what the facts leave to it: the answers' schemas and headers, header parameters, descriptions, the version.
+ * generated facts (@plant-store/contract, unless given), and from the document (the service's own openapi.yaml unless
+ * `path` is given) what the facts leave to it: the answers' schemas and headers, header parameters, descriptions, the
+ * version.
  */
-export function loadConformanceContract(path?: string | URL): ConformanceContract {
+export function loadConformanceContract({
+  path,
+  operations: operationFacts = OPERATIONS,
+  links = LINKS,
+}: ContractSource = {}): ConformanceContract {
   const { document: raw } = path === undefined ? readOpenApiDocument() : readOpenApiDocument(path);
   const document = resolveRefs(raw);
   const paths = (document.paths ?? {}) as Record<string, Record<string, Record<string, unknown>>>;
-  const roles = rolesFromLinks();
-  const operations = OPERATIONS.map((facts): ContractOperation => {
+  const roles = rolesOf(operationFacts, links);
+  const operations = operationFacts.map((facts): ContractOperation => {
     const pathItem = paths[facts.path] ?? {};
     const operation = pathItem[facts.method.toLowerCase()] ?? {};
     const declared = [

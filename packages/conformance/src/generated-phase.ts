@@ -4,12 +4,13 @@
 import { flattenAllOf, INTEGER_TEXT } from '@plant-store/contract';
 import fc from 'fast-check';
 import { linkProblems, preview } from './checks.js';
-import type { ContractOperation } from './contract.js';
+import { type ContractOperation, namesOnePlant } from './contract.js';
 import type { Exchange, Principal } from './http-client.js';
 import { edgePlans, type GenerationContext, type Plan, plans, render, type Shape, validShape } from './requests.js';
 import type { RunContext } from './run-context.js';
 import { idInRunName, runName } from './run-names.js';
 import { RawNumber } from './schema-arbitraries.js';
+import { checkUpdateApplied } from './update-applied.js';
 
 export interface Budget {
   /** Generated requests to send (edges included). */
@@ -89,26 +90,37 @@ function isWrongIdForm(plan: Plan): boolean {
 /**
  * The plan with its create's name made one of the run's (prefix and id first), so cleanup can find what it stored: a
  * valid create, and one whose one broken rule is its id's form, named for that id, since a deployment that rounds
- * numbers to doubles stores `<id>.5` as an integer beside it. Any other plan as it is.
+ * numbers to doubles stores `<id>.5` as an integer beside it; likewise a valid update, named for the id in its path.
+ * Any other plan as it is.
  */
 export function namedForRun(namePrefix: string, plan: Plan): Plan {
-  if (plan.operation.role !== 'create' || !(plan.kind === 'valid' || isWrongIdForm(plan))) return plan;
+  const { role } = plan.operation;
   const body = plan.shape.body as Record<string, unknown> | undefined;
+  let id: bigint | undefined;
+  if (role === 'create' && (plan.kind === 'valid' || isWrongIdForm(plan))) {
+    const value = body?.[bodyIdField(plan.operation) ?? 'id'];
+    id = idOf(value) ?? idOf(value instanceof RawNumber ? /^(-?\d+)\.5$/.exec(value.text)?.[1] : undefined);
+  } else if (role === 'update' && plan.kind === 'valid') {
+    // An update renames the plant it names: it keeps a run name, for the cleanup and `writes-durable` to find it.
+    const idName = idParameter(plan.operation);
+    id = idName === undefined ? undefined : idOf(plan.shape.path[idName]);
+  }
   const field = bodyNameField(plan.operation);
-  const value = body?.[bodyIdField(plan.operation) ?? 'id'];
-  const id = idOf(value) ?? idOf(value instanceof RawNumber ? /^(-?\d+)\.5$/.exec(value.text)?.[1] : undefined);
   if (!body || !field || id === undefined || typeof body[field.name] !== 'string') return plan;
   const name = runName(namePrefix, id, body[field.name] as string, field.maxLength);
-  return { ...plan, shape: { ...plan.shape, body: { ...body, [field.name]: name } } };
+  // An update whose body carries the id too carries the path's: another would be a different request.
+  const idField = role === 'update' ? bodyIdField(plan.operation) : undefined;
+  const renamed = { ...body, [field.name]: name, ...(idField === undefined ? {} : { [idField]: id }) };
+  return { ...plan, shape: { ...plan.shape, body: renamed } };
 }
 
 /** Sends one plan and checks it against the model; updates the ledger with what it created or deleted. */
 export async function executePlan(run: RunContext, input: Plan): Promise<void> {
   const { operation } = input;
-  let plan = namedForRun(run.namePrefix, input);
+  let plan = input;
   const principal: Principal | undefined = plan.credentials.kind === 'token' ? plan.credentials.principal : undefined;
   const idName = idParameter(operation);
-  if (plan.kind === 'delete-created' && principal && idName) {
+  if (plan.kind === 'created-id' && principal && idName) {
     const owned = run.ledger.ids(principal);
     const pick = owned[Number(BigInt.asUintN(32, idOf(plan.shape.path[idName]) ?? 0n)) % Math.max(1, owned.length)];
     plan = {
@@ -117,6 +129,7 @@ export async function executePlan(run: RunContext, input: Plan): Promise<void> {
       shape: { ...plan.shape, path: { ...plan.shape.path, [idName]: pick ?? plan.shape.path[idName] } },
     };
   }
+  plan = namedForRun(run.namePrefix, plan);
   const id =
     operation.role === 'create'
       ? idOf((plan.shape.body as Record<string, unknown> | undefined)?.[bodyIdField(operation) ?? 'id'])
@@ -131,8 +144,8 @@ export async function executePlan(run: RunContext, input: Plan): Promise<void> {
     case 'valid':
     case 'head':
       if (operation.role === 'create' && owned) [statuses, because] = [[409], 'this principal created the id already'];
-      else if (operation.role === 'delete' && !owned)
-        [statuses, because] = [[404], 'the id is unknown to this principal'];
+      else if (namesOnePlant(operation.role) && !owned)
+        [statuses, because] = [[404], 'this principal never created the id, or deleted it'];
       else [statuses, because] = [[success], 'every value is valid'];
       break;
     case 'invalid':
@@ -175,7 +188,13 @@ export async function executePlan(run: RunContext, input: Plan): Promise<void> {
     ) !== undefined;
   if (isSuccess(exchange.status) && id !== undefined && principal !== undefined) {
     if (operation.role === 'create' && run.range.has(id)) run.ledger.add(principal, id, runNamed);
+    // A stored update whose name is not one of the run's (a refused one) leaves the plant for the cleanup by its id.
+    if (operation.role === 'update' && run.ledger.has(principal, id)) run.ledger.add(principal, id, runNamed);
     if (operation.role === 'delete') run.ledger.remove(principal, id);
+    if (operation.role === 'update' && plan.kind === 'valid') {
+      const sent = plan.shape.body as Record<string, unknown>;
+      await checkUpdateApplied(run, operation, principal, id, sent, bodyNameField(operation)?.name);
+    }
   }
   // A stored create the ledger cannot hold is left to the cleanup where it carries the run's name, else to a person.
   if (

@@ -1,6 +1,6 @@
 // What an earlier run with the same seed left behind (it was interrupted hard, or its deployment kept what it deleted):
-// plants named by a run of this seed, whose ids are in this run's block. They would make this run's creates conflict (a 409 for
-// "a new id"), so the run deletes them before it starts, and says so.
+// plants named by a run of this seed, whose ids are in this run's block. They would make this run's creates conflict (a
+// 409 for "a new id"), so the run deletes them before it starts, and says so.
 import { storedIdCandidates } from './cleanup.js';
 import type { Principal } from './http-client.js';
 import { listEveryPlant } from './plant-sweep.js';

@@ -1,5 +1,5 @@
-// The names of every plant a principal has, read over all its pages: what the cleanup, the leftovers of an earlier run and the
-// durability check at a run's end look through.
+// The names of every plant a principal has, read over all its pages: what the cleanup, the leftovers of an earlier run
+// and the durability check at a run's end look through.
 import type { Principal } from './http-client.js';
 import type { RunContext } from './run-context.js';
 

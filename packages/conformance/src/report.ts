@@ -47,6 +47,8 @@ export const CHECKS = {
     'a Link walk lists every plant present throughout exactly once while creates and deletes land between its pages',
   'header-fuzzing':
     'control bytes, non-ASCII and huge values in headers get a 4xx in the Error shape or a success: never a 5xx, a hang or no answer',
+  'update-applied':
+    'an acknowledged update is seen at once: the next list shows its name, a read of the plant every field it sent',
   'writes-durable': 'every plant the run created and did not delete is still listed at its end',
   'served-contract': `the deployment serves the contract version this tool checks (${SERVED_CONTRACT_PATH})`,
   cleanup: 'everything the run created was deleted again',

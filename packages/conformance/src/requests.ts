@@ -4,7 +4,7 @@
 // decided when it is sent, from the model of what the run created (run-plan.ts).
 import { INT64_MAX, INT64_MIN, INTEGER_TEXT } from '@plant-store/contract';
 import fc from 'fast-check';
-import type { ContractOperation, Parameter, Schema } from './contract.js';
+import { type ContractOperation, namesOnePlant, type Parameter, type Schema } from './contract.js';
 import type { OutgoingRequest, Principal } from './http-client.js';
 import type { ReservedRange } from './reserved-ids.js';
 import { brokenRule, invalidValue, RawNumber, toJson, validValue } from './schema-arbitraries.js';
@@ -27,8 +27,8 @@ export type Credentials =
 export type PlanKind =
   /** Every value valid: success, or a 409 / 404 the model predicts. */
   | 'valid'
-  /** A write that deletes a plant the run created (picked when sent). */
-  | 'delete-created'
+  /** A by-id request (delete, read, update) of a plant the run created (picked when sent). */
+  | 'created-id'
   /** One value breaks one rule of its schema: 400. */
   | 'invalid'
   /** An opaque parameter (a cursor) the service never issued, valid by its schema: 200 or 400 are both right. */
@@ -328,7 +328,7 @@ export function plansFor(operation: ContractOperation, context: GenerationContex
       ),
     });
   }
-  if (operation.role === 'delete') choices.push({ weight: 4, arbitrary: plan('delete-created', valid) });
+  if (namesOnePlant(operation.role)) choices.push({ weight: 4, arbitrary: plan('created-id', valid) });
   return fc.oneof(...choices);
 }
 

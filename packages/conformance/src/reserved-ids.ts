@@ -54,12 +54,14 @@ export class Ledger {
   /** `principal id` of the creates that did not carry one of the run's names (a refused create that was stored). */
   private readonly unnamed = new Set<string>();
 
-  /** `named`: the create gave the plant one of the run's names (run-names.ts), by which a list shows it. */
+  /** `named`: the create (or a later update) gave the plant one of the run's names (run-names.ts), by which a list
+   * shows it. */
   add(principal: string, id: bigint, named = true): void {
     const ids = this.owned.get(principal) ?? new Set();
     this.owned.set(principal, ids);
     ids.add(id);
-    if (!named) this.unnamed.add(`${principal} ${id}`);
+    if (named) this.unnamed.delete(`${principal} ${id}`);
+    else this.unnamed.add(`${principal} ${id}`);
   }
 
   remove(principal: string, id: bigint): void {

@@ -10,7 +10,7 @@ import {
   parseConformanceArguments,
 } from './arguments.js';
 import { cleanUp } from './cleanup.js';
-import { loadConformanceContract } from './contract.js';
+import { type ConformanceContract, loadConformanceContract } from './contract.js';
 import { escapeControls } from './control-characters.js';
 import { curlOf } from './curl.js';
 import { runGeneratedPhase } from './generated-phase.js';
@@ -39,6 +39,8 @@ export interface ConformanceIo {
   env: Record<string, string | undefined>;
   /** How the command was typed, for the usage and the replay line: `plant-store conformance` unless given. */
   command?: string;
+  /** The contract to check against: the bundled one unless given (a test of a change to the contract). */
+  contract?: ConformanceContract;
 }
 
 /** The command line that replays a run (tokens from the environment). */
@@ -124,7 +126,7 @@ export async function runConformance(
     return 2;
   }
   const started = Date.now();
-  const contract = loadConformanceContract();
+  const contract = io.contract ?? loadConformanceContract();
   const results = new Results(options.checks);
   const client = new HttpClient({
     baseUrl: options.baseUrl,

@@ -21,7 +21,7 @@ export function idInRunName(prefix: string, name: unknown): bigint | undefined {
   return id === undefined ? undefined : BigInt(id);
 }
 
-/** The id a run name carries, when `name` is one a run with `seed` gave (this run or an earlier one: any random part). */
+/** The id a run name carries, when `name` is one a run with `seed` gave (this run's or an earlier one's). */
 export function idInRunNameOfSeed(seed: number, name: unknown): bigint | undefined {
   const prefix =
     typeof name === 'string' ? new RegExp(`^cf${seed.toString(36).replace('-', '\\-')}[0-9a-f]{8}-`).exec(name) : null;

@@ -1,6 +1,6 @@
 // The durability check at a run's end: every plant the run created and did not delete (the ledger) is still listed,
-// under the run name it was given (which carries its id). A write acknowledged and lost later (a replica that never got it, a
-// cache that expires into nothing, a job that undoes it) fails here by name, not by accident of a later request.
+// under the run name it was given (which carries its id). A write acknowledged and lost later (a replica that never got
+// it, a cache that expires into nothing, a job that undoes it) fails here by name, not by accident of a later request.
 import type { Principal } from './http-client.js';
 import { listEveryPlant } from './plant-sweep.js';
 import type { RunContext } from './run-context.js';

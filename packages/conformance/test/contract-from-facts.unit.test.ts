@@ -1,8 +1,9 @@
 // The checker's view of the contract comes from the generated facts, not from a walk of its own: the operations,
-// their bounds and scopes are the facts', and which operation creates, lists and deletes follows the contract's links.
+// their bounds and scopes are the facts', and which operation creates, lists and deletes follows the contract's links;
+// which reads or updates one plant, from method and path.
 import { LIMITS, LINKS, OPERATIONS } from '@plant-store/contract';
 import { expect, it } from 'vitest';
-import { loadConformanceContract } from '../src/contract.js';
+import { loadConformanceContract, rolesOf } from '../src/contract.js';
 
 const contract = loadConformanceContract();
 
@@ -39,4 +40,31 @@ it('learns which operation creates, lists and deletes from the links', () => {
   );
   expect(contract.byRole('create')?.successStatus).toBe(200);
   expect(contract.byRole('delete')?.successStatus).toBe(204);
+});
+
+it('learns which operation reads and updates one plant from method and path: those of the deleted plant', () => {
+  const remove = OPERATIONS.find((operation) => operation.method === 'DELETE')!;
+  const byId = (operationId: string, method: 'GET' | 'PUT' | 'PATCH', path: string = remove.path) => ({
+    ...remove,
+    operationId,
+    method,
+    path,
+  });
+  const roles = rolesOf(
+    [
+      ...OPERATIONS,
+      byId('getPlant', 'GET'),
+      byId('updatePlant', 'PUT'),
+      byId('patchPlant', 'PATCH'),
+      byId('getOther', 'GET', '/others/{id}'),
+    ],
+    LINKS,
+  );
+  expect(Object.fromEntries(roles)).toMatchObject({
+    getPlant: 'read',
+    updatePlant: 'update',
+    patchPlant: 'update',
+    [remove.operationId]: 'delete',
+  });
+  expect(roles.get('getOther')).toBeUndefined();
 });

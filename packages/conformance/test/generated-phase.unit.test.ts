@@ -1,6 +1,7 @@
 // The names the generated phase gives its creates: every create a deployment may store (a valid one, and one whose one
 // broken rule is its id's form, which a deployment that rounds numbers to doubles stores as an integer) carries the
-// run's name for its id, so that cleanup finds it by name; no other plan is renamed.
+// run's name for its id, so that cleanup finds it by name; so does a valid update, for the id in its path; no other
+// plan is renamed.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadConformanceContract } from '../src/contract.js';
@@ -41,6 +42,25 @@ describe('namedForRun', () => {
     expect(namedForRun(prefix, unknownField)).toBe(unknownField);
     const list = { ...plan('valid', { name: 'fern', id }), operation: contract.byRole('list')! };
     expect(namedForRun(prefix, list)).toBe(list);
+  });
+
+  it("names a valid update for the id in its path, and gives a body id the path's", () => {
+    const update = {
+      ...create,
+      operationId: 'updatePlant',
+      method: 'PUT',
+      path: '/plants/{id}',
+      parameters: contract.byRole('delete')!.parameters,
+      role: 'update' as const,
+    };
+    const valid: Plan = {
+      ...plan('valid', { name: 'fern', id: 1n }),
+      operation: update,
+      shape: { path: { id }, query: {}, body: { name: 'fern', id: 1n } },
+    };
+    expect(namedForRun(prefix, valid).shape.body).toEqual({ name: `${prefix}${id} fern`, id });
+    const invalid: Plan = { ...valid, kind: 'invalid', breaks: 'body name: maxLength' };
+    expect(namedForRun(prefix, invalid)).toBe(invalid);
   });
 
   it('names every drawn create with its id in a wrong form, whatever label the generator gives its broken rule', () => {

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { answerUnreadableRequest } from '@plant-store/conformance/unreadable-request';
-import { LIMITS } from '@plant-store/contract';
+import { INTEGER_TEXT, isInt64, LIMITS } from '@plant-store/contract';
 
 export interface ProxiedRequest {
   method: string;
@@ -23,7 +23,7 @@ export interface Breakage {
   /** Changes the request on its way to the service. */
   request?(request: ProxiedRequest): ProxiedRequest;
   /** Answers in the service's place (undefined: pass it on). */
-  answerInstead?(request: ProxiedRequest): ProxiedAnswer | undefined;
+  answerInstead?(request: ProxiedRequest): ProxiedAnswer | undefined | Promise<ProxiedAnswer | undefined>;
   /** Changes the answer on its way back. */
   answer?(answer: ProxiedAnswer, request: ProxiedRequest): ProxiedAnswer;
 }
@@ -60,7 +60,7 @@ export async function startProxy(target: string, breakage: Breakage = {}): Promi
     };
     seen.push(request);
     request = breakage.request?.(request) ?? request;
-    let answer = breakage.answerInstead?.(request);
+    let answer = await breakage.answerInstead?.(request);
     if (!answer) {
       const response = await fetch(`${target}${request.url}`, {
         method: request.method,
@@ -407,3 +407,120 @@ export const offsetCursors: Breakage = {
     };
   },
 };
+
+/** A plant as a by-id read answers it. */
+interface StoredPlant {
+  name: string;
+  tag?: string;
+}
+
+const answerOf = async (response: Response): Promise<ProxiedAnswer> => {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (!HOP_BY_HOP.has(name)) headers[name] = value;
+  });
+  return { status: response.status, headers, body: await response.text() };
+};
+
+/**
+ * The service with getPlant (GET /plants/{id}) and updatePlant (PUT /plants/{id}, a body of name and tag) added, the
+ * way a contract change would add them, on top of the service at `target`, which has neither: it keeps each caller's
+ * plants from the creates and deletes it passes on, reads one from that record, and updates one as the service's own
+ * create of the id (a 409: it exists) then its delete and create again, so the lists show the update. Each request is
+ * checked as the service checks one: the path id, no query, then the token (a probe of the list), the body by the
+ * service's create. `readsUnknownIds` breaks it: a read of an id never created answers 200; so does
+ * `ignoresUpdates`: an update of a plant answers 200 with what was sent, and changes nothing.
+ */
+export function servesPlantsById(target: string, { readsUnknownIds = false, ignoresUpdates = false } = {}): Breakage {
+  const plants = new Map<string, Map<string, StoredPlant>>();
+  const of = (authorization: string | undefined) => {
+    const own = plants.get(authorization ?? '') ?? new Map<string, StoredPlant>();
+    plants.set(authorization ?? '', own);
+    return own;
+  };
+  const item = (url: string) => /^\/plants\/([^/?]*)(\?.*)?$/.exec(url);
+  const canonicalId = (segment: string): string | undefined => {
+    let text: string;
+    try {
+      text = decodeURIComponent(segment);
+    } catch {
+      return undefined;
+    }
+    return INTEGER_TEXT.test(text) && text !== '-0' && isInt64(BigInt(text)) ? text : undefined;
+  };
+  const send = (method: string, url: string, headers: Record<string, string>, body?: string) =>
+    fetch(`${target}${url}`, { method, headers, ...(body === undefined ? {} : { body }) }).then(answerOf);
+  const json = (status: number, value: unknown): ProxiedAnswer => ({
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify(value),
+  });
+  return {
+    answerInstead: async (request) => {
+      const match = item(request.url);
+      if (!match || !['GET', 'HEAD', 'PUT'].includes(request.method)) return undefined;
+      const id = canonicalId(match[1] ?? '');
+      if (id === undefined) return errorAnswer(400, 'path parameter id must be a signed 64-bit integer');
+      if (match[2] !== undefined) return errorAnswer(400, 'this operation takes no query parameters');
+      const authorization = request.headers.authorization;
+      const auth: Record<string, string> = authorization === undefined ? {} : { authorization };
+      if (request.method !== 'PUT') {
+        const probe = await send('GET', '/plants?limit=1', auth);
+        if (probe.status === 401 || probe.status === 403) return probe;
+        const plant = of(authorization).get(id);
+        if (plant) return json(200, plant);
+        return readsUnknownIds ? json(200, { name: `plant ${id}` }) : errorAnswer(404, `no plant with id ${id}`);
+      }
+      let fields: unknown;
+      try {
+        fields = JSON.parse(request.body);
+      } catch {
+        fields = undefined;
+      }
+      if (fields !== null && typeof fields === 'object' && Object.hasOwn(fields, 'id')) {
+        return errorAnswer(400, 'body field id is not allowed');
+      }
+      // The service's create checks the body, the content type and the token: the same body with the path's id.
+      const text = request.body.trim();
+      const rest = text.slice(1).trimStart();
+      const create = text.startsWith('{') ? `{"id":${id}${rest.startsWith('}') ? '' : ','}${rest}` : request.body;
+      const headers = {
+        ...auth,
+        ...(request.headers['content-type'] ? { 'content-type': request.headers['content-type'] } : {}),
+      };
+      const first = await send('POST', '/plants', headers, create);
+      if (first.status === 200) {
+        await send('DELETE', `/plants/${id}`, auth);
+        return errorAnswer(404, `no plant with id ${id}`);
+      }
+      if (first.status !== 409) return first;
+      if (ignoresUpdates) {
+        const { name, tag } = JSON.parse(create) as StoredPlant;
+        return json(200, { name, ...(tag === undefined ? {} : { tag }) });
+      }
+      const removed = await send('DELETE', `/plants/${id}`, auth);
+      if (removed.status !== 204) return removed;
+      const updated = await send('POST', '/plants', headers, create);
+      if (updated.status === 200) {
+        const { name, tag } = JSON.parse(create) as StoredPlant;
+        of(authorization).set(id, { name, ...(tag === undefined ? {} : { tag }) });
+      } else of(authorization).delete(id);
+      return updated;
+    },
+    answer: (answer, request) => {
+      const match = item(request.url);
+      if (request.method === 'POST' && request.url === '/plants' && answer.status === 200) {
+        const id = /"id"\s*:\s*(-?\d+)/.exec(request.body)?.[1];
+        const { name, tag } = JSON.parse(request.body) as StoredPlant;
+        if (id !== undefined)
+          of(request.headers.authorization).set(id, { name, ...(tag === undefined ? {} : { tag }) });
+      }
+      if (match && request.method === 'DELETE' && answer.status === 204) {
+        of(request.headers.authorization).delete(canonicalId(match[1] ?? '') ?? '');
+      }
+      if (match && answer.status === 405)
+        return { ...answer, headers: { ...answer.headers, allow: 'DELETE, GET, HEAD, PUT' } };
+      return answer;
+    },
+  };
+}
