@@ -43,7 +43,7 @@ describe('plant-store conformance against the service', () => {
       ['createPlant', 'ignored-auth'],
       ['deletePlant', 'ignored-auth'],
       ['(PUT /plants)', 'unsupported-method'],
-      ['(GET /plants/{id})', 'unsupported-method'],
+      ['(POST /plants/{id})', 'unsupported-method'],
       ['createPlant', 'missing-required-header'],
       ['createPlant', 'ensure-resource-availability'],
       ['createPlant', 'use-after-free'],

@@ -98,7 +98,7 @@ describe('plant-store-conformance proxy against broken upstreams', () => {
     );
     await fetch(`${proxy.url}/plants?limit=0&tag=x`, { headers: auth });
     await fetch(`${proxy.url}/plants`, { method: 'POST', headers: json, body: '{"name":"Fern","id":1.5}' });
-    await fetch(`${proxy.url}/plants/abc`, { method: 'PUT', headers: auth });
+    await fetch(`${proxy.url}/plants/abc`, { method: 'POST', headers: auth });
     await fetch(`${proxy.url}/nowhere`, { headers: auth });
     const { report } = await proxy.stop();
     expect(rulesOf(report)).toEqual([
