@@ -6,11 +6,11 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { sparePortOutsideEphemeral } from './spare-port.js';
 import { waitFor } from './wait.js';
 
 const POSTGRES_BIN = '/usr/lib/postgresql/15/bin';
@@ -64,23 +64,6 @@ function missing(): string[] {
   return Object.keys(BINARIES).filter((path) => !existsSync(path));
 }
 
-/** A free port outside 32768-60999 (where an outgoing connection may take it before the child binds it). */
-async function freePort(taken: Set<number>): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (taken.has(port)) continue;
-    const server = createServer();
-    const bound = await new Promise<boolean>((resolve) => {
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => resolve(true));
-    });
-    if (!bound) continue;
-    await new Promise((resolve) => server.close(resolve));
-    taken.add(port);
-    return port;
-  }
-}
-
 async function answers(url: string, method = 'GET'): Promise<number> {
   try {
     const response = await fetch(url, { method, signal: AbortSignal.timeout(1_000) });
@@ -121,13 +104,17 @@ export async function startPatroniCluster({ checks = FAST_CHECKS } = {}): Promis
   const children: ChildProcess[] = [];
   let output = '';
   const taken = new Set<number>();
-  const [etcdClient, etcdPeer, haproxyPort] = [await freePort(taken), await freePort(taken), await freePort(taken)];
+  const [etcdClient, etcdPeer, haproxyPort] = [
+    await sparePortOutsideEphemeral(taken),
+    await sparePortOutsideEphemeral(taken),
+    await sparePortOutsideEphemeral(taken),
+  ];
   const nodes: PatroniNode[] = [];
   for (const name of ['node0', 'node1']) {
     nodes.push({
       name,
-      pgPort: await freePort(taken),
-      restPort: await freePort(taken),
+      pgPort: await sparePortOutsideEphemeral(taken),
+      restPort: await sparePortOutsideEphemeral(taken),
       dataDir: join(dir, name, 'data'),
     });
   }

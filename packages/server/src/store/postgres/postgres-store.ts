@@ -29,7 +29,7 @@ import { createPostgresOutbox } from './outbox.js';
 import { pipelinedConnection } from './pipelined-connection.js';
 import { DEFAULT_POOL_SIZE } from './pool-size.js';
 import { ReadBarrier } from './read-barrier.js';
-import { sessionClient, WrongServerError } from './session-target.js';
+import { committedUnreplicated, sessionClient, WrongServerError } from './session-target.js';
 
 // Any 64-bit key; the lock only serialises this service's migrations.
 const MIGRATION_LOCK = 7_164_217_400_118_001;
@@ -166,6 +166,12 @@ function unavailable(error: unknown, setting = 'DATABASE_URL'): StoreUnavailable
   return new StoreUnavailableError(what, { cause: error, setting });
 }
 
+/** A commit made on the primary alone (its wait for the synchronous standby cancelled): answered 503, never 2xx. */
+const notReplicated = () =>
+  new StoreUnavailableError('the PostgreSQL standby did not confirm the commit in time', {
+    cause: new Error('canceling wait for synchronous replication'),
+  });
+
 export function openPostgresStore({
   url,
   directUrl,
@@ -218,12 +224,26 @@ export function openPostgresStore({
   };
   const deadlines = `SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}; SET LOCAL lock_timeout = ${Math.trunc(timeoutMs)}`;
 
+  // As pool.query, and a commit the synchronous standby did not confirm is not acknowledged; a connection that
+  // failed is closed rather than pooled again.
   async function query<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
+    let client: pg.PoolClient;
     try {
-      return await pool.query<Row>(inSchema(text), values);
+      client = await pool.connect();
     } catch (error) {
+      throw isUnavailable(error) ? unavailable(error) : error;
+    }
+    let failed: Error | undefined;
+    try {
+      const result = await client.query<Row>(inSchema(text), values);
+      if (committedUnreplicated(client)) throw notReplicated();
+      return result;
+    } catch (error) {
+      failed = error instanceof Error ? error : new Error(String(error));
       if (isUnavailable(error)) throw unavailable(error);
       throw error;
+    } finally {
+      client.release(failed);
     }
   }
 
@@ -322,23 +342,12 @@ export function openPostgresStore({
       }
     };
     let broken = false;
-    // A COMMIT whose wait for the synchronous standby was cancelled (by its statement_timeout) succeeds with a
-    // warning, committed on this server alone: a failover may lose it, so it is answered 503, never acknowledged.
-    let unreplicated = false;
-    const onNotice = (notice: { message?: string }) => {
-      if (/wait for synchronous replication/.test(notice.message ?? '')) unreplicated = true;
-    };
-    client.on('notice', onNotice);
     try {
       // One round trip: the transaction and its server-side deadlines.
       await run(`BEGIN; ${deadlines}`);
       const result = await work(run);
       await run('COMMIT');
-      if (unreplicated) {
-        throw new StoreUnavailableError('the PostgreSQL standby did not confirm the commit in time', {
-          cause: new Error('canceling wait for synchronous replication'),
-        });
-      }
+      if (committedUnreplicated(client)) throw notReplicated();
       return result;
     } catch (error) {
       // A connection found unavailable (on a standby, say) is closed, not pooled again: the next one dials afresh.
@@ -350,7 +359,6 @@ export function openPostgresStore({
         ));
       throw error;
     } finally {
-      client.off('notice', onNotice);
       client.release(broken);
     }
   });

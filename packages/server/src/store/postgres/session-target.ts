@@ -31,6 +31,16 @@ function refusal(role: Role, attrs: TargetSessionAttrs): string | undefined {
   return undefined;
 }
 
+// With synchronous replication a COMMIT whose wait for the standby is cancelled (a statement_timeout, a
+// pg_cancel_backend) succeeds with this warning, committed on the primary alone: a failover may lose it.
+const UNREPLICATED = /canceling (the )?wait for synchronous replication/;
+const unreplicated = new WeakSet<pg.Client>();
+
+/** Whether a commit on `client` since the last ask succeeded unreplicated (see UNREPLICATED); forgets it. */
+export function committedUnreplicated(client: pg.ClientBase): boolean {
+  return unreplicated.delete(client as pg.Client);
+}
+
 export interface SessionTargetOptions {
   /** The deadline of asking one host, in ms. */
   probeMs: number;
@@ -85,6 +95,15 @@ export function sessionClient(target: PostgresTarget, { probeMs, onServer }: Ses
   };
 
   return class SessionClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      // A connection lost while checked out fails the statement it carries; unheard, the event would end the process.
+      this.on('error', () => {});
+      this.on('notice', (notice) => {
+        if (UNREPLICATED.test(notice.message ?? '')) unreplicated.add(this);
+      });
+    }
+
     override connect(): Promise<pg.Client>;
     override connect(callback: (err: Error) => void): void;
     override connect(callback?: (err: Error) => void): Promise<pg.Client> | undefined {
