@@ -38,6 +38,7 @@ export const BUILDS: Build[] = [
     dir: 'packages/sdk',
     sources: [
       'src',
+      'bin',
       'package.json',
       'tsconfig.json',
       'tsup.config.ts',

@@ -16,15 +16,22 @@ async function dropDuplicateSourceMapComments(): Promise<void> {
 }
 
 // ESM + CommonJS with declarations, one entry per public subpath: `.` (the client), `./testing` (the fake service,
-// kept out of production bundles) and `./tanstack` (TanStack Query options). The contract's generated types are
+// kept out of production bundles) and `./tanstack` (TanStack Query options), and the `plant-store-mock` bin. The contract's generated types are
 // inlined so the published .d.ts files do not point at the private @plant-store/contract package, whose run-time
 // code (the int64 bounds; for the testing kit the operation facts and request rules) is bundled, as is the private
 // @plant-store/core's (the service's handlers and memory engine, for the testing kit alone): neither is ever a
 // dependency of the published package. openapi-fetch and @tanstack/query-core stay external.
 export default defineConfig({
-  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', tanstack: 'src/tanstack.ts' },
+  // plant-store-mock: the mock server's bin, for Node (its node: imports stay imports); no declarations, no export.
+  entry: {
+    index: 'src/index.ts',
+    testing: 'src/testing/index.ts',
+    tanstack: 'src/tanstack.ts',
+    'plant-store-mock': 'bin/plant-store-mock.ts',
+  },
   format: ['esm', 'cjs'],
   dts: {
+    entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', tanstack: 'src/tanstack.ts' },
     resolve: true,
     // tsconfig.json is a composite project for `tsc -b`; the declaration bundle is a plain program.
     compilerOptions: {
@@ -40,7 +47,7 @@ export default defineConfig({
   sourcemap: true,
   target: 'es2022',
   platform: 'neutral',
-  external: ['openapi-fetch', '@tanstack/query-core'],
+  external: ['openapi-fetch', '@tanstack/query-core', /^node:/],
   // Each entry self-contained (no shared chunk): the testing kit copies the few rules it shares with the client.
   splitting: false,
   // Rollup's pass keeps openapi-fetch's CommonJS default export working from dist/index.cjs (esbuild alone would

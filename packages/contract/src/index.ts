@@ -5,6 +5,7 @@ import type { components, operations, paths, webhooks } from './generated/openap
 
 export { ApiError } from './api-error.js';
 export { CALLER_TEXT_MAX, callerText } from './caller-text.js';
+export { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from './cors.js';
 export { CURSOR_NOT_ISSUED_MESSAGE, decodeCursor, encodeCursor, nextPageLink } from './cursor.js';
 export {
   BODY_EMPTY_MESSAGE,

@@ -12,8 +12,10 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 // 5 KB until 1.2.0's safe retries and conditional lists (Idempotency-Key, the kept pages): 5.5 KB. 5.75 KB since the
-// resource methods are built from the contract's generated SDK rows, which ship with it (5.61 KB measured).
-const BUDGET_BYTES = 5.75 * 1024;
+// resource methods are built from the contract's generated SDK rows, which ship with it (5.61 KB measured). 6 KB since
+// deadlines cover answer bodies and paging ends at a cursor cycle (5.74 KB measured), leaving room for the rows of a
+// few operations more (a read by id and an update add 27 bytes).
+const BUDGET_BYTES = 6 * 1024;
 // The testing kit: 8 KB while it answered each operation with its own branch (6.6 KB measured). Since it runs the
 // service's handlers, Idempotency-Key rules and memory engine instead (7.8 KB measured), 9 KB: room for a few more
 // operations' handlers, which reach the kit with no edit of it, so one more must not fail the SDK's build.

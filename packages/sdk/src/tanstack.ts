@@ -195,7 +195,9 @@ export function createPlantStoreQueries(
         queryFn: ({ signal, pageParam }: { signal: AbortSignal; pageParam: string | undefined }) =>
           listPage(pageParam === undefined ? query : { ...query, cursor: pageParam }, { ...call, signal }),
         initialPageParam: undefined,
-        getNextPageParam: (last: PlantPage) => last.nextCursor,
+        // A cursor this list has already followed would send it round the same pages: the list ends there instead.
+        getNextPageParam: (last: PlantPage, _pages: unknown, _param: unknown, params: unknown[]) =>
+          params.includes(last.nextCursor) ? undefined : last.nextCursor,
         queryKeyHashFn: hashPlantStoreKey,
         retry: false,
       });

@@ -1,5 +1,5 @@
 // The call's deadline and the caller's signal cover the whole answer, body included: an injected fetch answers with
-// its status and headers at once and a body stream that never ends, on every method.
+// its status and headers at once and a body stream that never ends, on every method; a body cut short is a lost answer.
 import { json, scriptedFetch } from '@plant-store/test-kit/scripted-fetch';
 import { outcomeWithin } from '@plant-store/test-kit/wait';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import {
   createPlantStoreClient,
   PlantStoreAbortError,
   type PlantStoreClient,
+  PlantStoreConnectionError,
   PlantStoreTimeoutError,
 } from '../src/index.js';
 
@@ -93,5 +94,35 @@ describe('a body that stalls after the headers', () => {
       new Response(slow, { status: 200, headers: { 'content-type': 'application/json' } }),
     );
     expect(await client(fetch).plants.list({}, { timeoutMs: 5_000 })).toEqual([{ name: 'a' }, { name: 'b' }]);
+  });
+});
+
+describe('a body cut short after the headers', () => {
+  const cut = () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('[{"name":'));
+          controller.error(new TypeError('terminated'));
+        },
+      }),
+      { status: 200, headers: { 'content-type': 'application/json' } },
+    );
+
+  it('is a PlantStoreConnectionError, retried for a list like any lost answer', async () => {
+    const { fetch, requests } = scriptedFetch(cut(), json(200, [{ name: 'whole' }]));
+    const api = createPlantStoreClient({ baseUrl: 'http://plants.test', token: 't', fetch, sleep: async () => {} });
+    expect(await api.plants.list()).toEqual([{ name: 'whole' }]);
+    expect(requests).toHaveLength(2);
+  });
+
+  it('is a PlantStoreConnectionError naming the cause, for a create sent without a key (not retried)', async () => {
+    const { fetch, requests } = scriptedFetch(cut());
+    const error = await createPlantStoreClient({ baseUrl: 'http://plants.test', token: 't', fetch })
+      .plants.create({ id: 1, name: 'a' }, { idempotencyKey: null })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PlantStoreConnectionError);
+    expect((error as Error).message).toBe('could not reach the Plant Store service: terminated');
+    expect(requests).toHaveLength(1);
   });
 });

@@ -1,6 +1,8 @@
 // The TanStack Query helpers with a real QueryClient (query-core, as every adapter uses it) against the testing kit:
 // one page, infinite pages following the Link cursor, mutations that invalidate the lists, TanStack's retry off,
 // cancellation through TanStack's signal, and keys with bigint ids.
+
+import { json, scriptedFetch } from '@plant-store/test-kit/scripted-fetch';
 import { InfiniteQueryObserver, isCancelledError, MutationObserver, QueryClient } from '@tanstack/query-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPlantStoreClient, InternalServerError, PlantStoreAbortError } from '../src/index.js';
@@ -55,6 +57,30 @@ describe('TanStack Query helpers', () => {
       const urls = fake.requests.map((request) => new URL(request.url).search);
       expect(urls[0]).toBe('?limit=2');
       expect(urls.at(-1)).toMatch(/^\?limit=2&cursor=[A-Za-z0-9_-]+$/);
+    } finally {
+      unsubscribe();
+    }
+  });
+
+  it('ends an infinite query at a cursor it has already followed (A -> B -> A)', async () => {
+    const cycle = ['A', 'B', 'A', 'B'].map((cursor, n) =>
+      json(200, [{ name: `p${n}` }], { link: `</plants?limit=1&cursor=${cursor}>; rel="next"` }),
+    );
+    const { fetch, requests } = scriptedFetch(...cycle);
+    const client = createPlantStoreClient({ baseUrl: 'http://plants.test', token: 't', fetch });
+    const queryClient = new QueryClient();
+    queryClients.push(queryClient);
+    const observer = new InfiniteQueryObserver(queryClient, createPlantStoreQueries(client).infinite({ limit: 1 }));
+    const unsubscribe = observer.subscribe(() => {});
+    try {
+      await observer.refetch();
+      await observer.fetchNextPage();
+      const result = await observer.fetchNextPage();
+      expect(result.data?.pages.map((page) => page.plants[0]?.name)).toEqual(['p0', 'p1', 'p2']);
+      // The third page links to A again, which the second page was fetched with: no next page, no fourth request.
+      expect(result.hasNextPage).toBe(false);
+      await observer.fetchNextPage();
+      expect(requests.map((request) => new URL(request.url).searchParams.get('cursor'))).toEqual([null, 'A', 'B']);
     } finally {
       unsubscribe();
     }

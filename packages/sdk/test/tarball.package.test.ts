@@ -1,12 +1,14 @@
 // Proves the tarball, not the source: pack the SDK with pnpm, install it with npm into an empty project outside the
 // workspace, import it from ESM and CommonJS against the real server, type-check a TypeScript program against it,
-// and run publint and attw on what would be published.
-import { execFile } from 'node:child_process';
+// run its plant-store-mock bin, and run publint and attw on what would be published.
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from '@plant-store/test-kit';
+import { collectOutput } from '@plant-store/test-kit/child-output';
+import { waitFor } from '@plant-store/test-kit/wait';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -105,6 +107,36 @@ console.log(JSON.stringify([typeof createFakePlantStore().fetch, typeof createPl
     );
     const cjs = await run(process.execPath, ['kit.cjs'], { cwd: project });
     expect(JSON.parse(cjs.stdout)).toEqual(['function', 'function']);
+  });
+
+  it('ships the plant-store-mock bin, which serves the contract from the installed package', async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball]);
+    expect(stdout.split('\n')).toContain('package/dist/plant-store-mock.js');
+    const installed = JSON.parse(readFileSync(join(project, 'node_modules/@plant-store/sdk/package.json'), 'utf8'));
+    expect(installed.bin).toEqual({ 'plant-store-mock': './dist/plant-store-mock.js' });
+    const help = await run('npx', ['--no-install', 'plant-store-mock', '--help'], { cwd: project });
+    expect(help.stdout).toMatch(/^usage: plant-store-mock \[--port 4010\]/);
+    // Started as a frontend team would, on a free port, then asked through the SDK and ended by SIGTERM.
+    const child = spawn(join(project, 'node_modules/.bin/plant-store-mock'), ['--port', '0', '--token', 'kit-token'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const { output, exited } = collectOutput(child);
+    try {
+      await waitFor('the mock to listen', () => child.exitCode !== null || output().includes('token kit-token'));
+      const url = /listening on (\S+)/.exec(output())?.[1];
+      writeFileSync(
+        join(project, 'mock.mjs'),
+        `import { createPlantStoreClient } from '@plant-store/sdk';
+const api = createPlantStoreClient({ baseUrl: process.argv[2], token: 'kit-token' });
+await api.plants.create({ id: 9223372036854775807n, name: 'from the mock' });
+console.log(JSON.stringify(await api.plants.list()));`,
+      );
+      const listed = await run(process.execPath, ['mock.mjs', url ?? 'http://missing'], { cwd: project });
+      expect(JSON.parse(listed.stdout)).toEqual([{ name: 'from the mock' }]);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
   });
 
   it('works from CommonJS against the real server', async () => {

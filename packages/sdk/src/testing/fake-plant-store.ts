@@ -86,8 +86,11 @@ export interface FakePlantStoreOptions {
 export interface FakePlantStore {
   /** A fetch that answers the Plant Store contract from memory; any base URL works. */
   fetch: (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
-  /** Issues a bearer token for `subject`, with `read` and `write` unless `scopes` says otherwise. */
-  createToken(options: { subject: string; scopes?: readonly FakeScope[] }): string;
+  /**
+   * Issues a bearer token for `subject`, with `read` and `write` unless `scopes` says otherwise: a random one, or
+   * `token` itself when given (an RFC 6750 token: letters, digits and `-._~+/`, `=` at the end).
+   */
+  createToken(options: { subject: string; scopes?: readonly FakeScope[]; token?: string }): string;
   /** Revokes a token: it is answered with 401 "the bearer token is not recognised" from then on, as an unknown one. */
   revokeToken(token: string): void;
   /** Stores plants for `subject` as if it had created them (an id it already has is replaced). */
@@ -162,6 +165,15 @@ function answerOf(result: AnyResult): Answer {
   if ('json' in result) return { status: result.status, body: result.json, headers };
   if (result.body === undefined) return { status: result.status, headers };
   return { status: result.status, body: JSON.stringify(result.body), headers };
+}
+
+/** Whether the service reads `token` back from `Authorization: Bearer <token>`. */
+function tokenReadable(token: string): boolean {
+  try {
+    return bearerTokenOf(`Bearer ${token}`) === token;
+  } catch {
+    return false;
+  }
 }
 
 function randomText(bytes: number): string {
@@ -351,8 +363,11 @@ export function createFakePlantStore(options: FakePlantStoreOptions = {}): FakeP
   return {
     fetch,
     requests,
-    createToken({ subject, scopes = ['read', 'write'] }) {
-      const token = `fake_${randomText(16)}`;
+    createToken({ subject, scopes = ['read', 'write'], token = `fake_${randomText(16)}` }) {
+      // The service's own reading of an Authorization header: a token it could never find in one is refused here.
+      if (!tokenReadable(token)) {
+        throw new TypeError(`createToken: ${JSON.stringify(token)} is not a bearer token (RFC 6750)`);
+      }
       tokens.set(token, { subject, scopes: [...scopes], revoked: false });
       return token;
     },

@@ -1,6 +1,7 @@
 // CORS for browser callers on the origins CORS_ORIGINS names; off when it names none. The methods allowed are the
 // contract's own.
 import cors from '@fastify/cors';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '@plant-store/contract';
 import type { FastifyInstance } from 'fastify';
 
 export async function registerCors(
@@ -12,18 +13,9 @@ export async function registerCors(
   await app.register(cors, {
     origin: origins.includes('*') ? '*' : [...origins],
     methods: [...new Set(methods)],
-    // traceparent and tracestate: browser apps forward their W3C trace context (the SDK's traceContextMiddleware).
-    // Idempotency-Key and If-None-Match: the SDK's safe retries and conditional lists (ETag, Idempotent-Replayed).
-    allowedHeaders: [
-      'Authorization',
-      'Content-Type',
-      'X-Request-Id',
-      'traceparent',
-      'tracestate',
-      'Idempotency-Key',
-      'If-None-Match',
-    ],
-    exposedHeaders: ['Link', 'Retry-After', 'X-Request-Id', 'WWW-Authenticate', 'ETag', 'Idempotent-Replayed'],
-    maxAge: 600,
+    // The contract's lists, which the SDK's mock server sends too.
+    allowedHeaders: [...CORS_ALLOWED_HEADERS],
+    exposedHeaders: [...CORS_EXPOSED_HEADERS],
+    maxAge: CORS_MAX_AGE_SECONDS,
   });
 }
