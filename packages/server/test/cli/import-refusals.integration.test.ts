@@ -183,7 +183,8 @@ describe('a database lost mid-import', () => {
         'the import to be writing',
         async () => {
           const { rows } = await admin.query(
-            `SELECT pid FROM pg_stat_activity WHERE application_name = 'plant-store import' AND backend_xid IS NOT NULL`,
+            `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND backend_xid IS NOT NULL`,
+            [`plant-store import ${target.schema}`],
           );
           if (rows.length === 0) return false;
           await admin.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
