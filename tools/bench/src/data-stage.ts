@@ -218,7 +218,7 @@ export async function dataStage(sizes: readonly number[], postgresUp: boolean, p
       const started = performance.now();
       await writable.stop();
       const readOnly = await serve(sqlite, port, { READ_ONLY: 'true' });
-      const moved = join(folder, 'move.jsonl.gz');
+      const moved = join(folder, 'move.jsonl');
       const exported = await command(['export', '--output', moved], sqlite);
       const target = `${POSTGRES}?schema=${moveTarget}`;
       const imported = await command(['import', '--input', moved], target);
@@ -241,7 +241,7 @@ export async function dataStage(sizes: readonly number[], postgresUp: boolean, p
         '< 60',
       );
       console.log(
-        `  (the move: export ${exported.seconds.toFixed(1)} s, gzip; import ${imported.seconds.toFixed(1)} s; the rest ` +
+        `  (the move: export ${exported.seconds.toFixed(1)} s; import ${imported.seconds.toFixed(1)} s; the rest ` +
           'is the restart read-only and the start on PostgreSQL)',
       );
     } finally {
