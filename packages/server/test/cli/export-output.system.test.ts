@@ -91,6 +91,12 @@ describe('plant-store export --output', () => {
     expect(stderr).toContain('export failed: could not write -: the reader closed the pipe (EPIPE)');
   });
 
+  it('fails, saying so, into a folder that does not exist', async () => {
+    const { code, stderr } = await exportTo(join(folder, 'missing', 'x.jsonl'));
+    expect(code).toBe(1);
+    expect(stderr).toContain('its folder does not exist (ENOENT); no archive was written');
+  });
+
   it('fails, saying so, on a full disk', async () => {
     const { code, stderr } = await exportTo('/dev/full');
     expect(code).toBe(1);
