@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { showSummary, summariseProfiles } from './src/cpu-profiles.js';
+import { dataStage } from './src/data-stage.js';
 import { deleteSeconds } from './src/delete-run.js';
 import { type AbPair, hotReadAB } from './src/hot-read-ab.js';
 import { DEFAULTS, layers as layerList, priceLayers } from './src/layers.js';
@@ -60,6 +61,7 @@ const { values } = parseArgs({
     'no-scale': { type: 'boolean', default: false },
     port: { type: 'string', default: '3950' },
     soak: { type: 'string' },
+    data: { type: 'string' },
     help: { type: 'boolean', default: false },
     scenarios: { type: 'string', default: 'get,create,delete,mixed' },
     targets: { type: 'string' },
@@ -100,6 +102,8 @@ docs/benchmarks.md and docs/benchmarks.svg. Needs Debian's wrk (apt-get install 
   --layer-rounds N    rounds of the layer pricing (default: --rounds)
   --port N            the first server's port (default 3950)
   --soak N            only the sustained-load test, N seconds
+  --data LIST         only the export and import stage (src/data-stage.ts), for each plant count in LIST
+                      (\`pnpm bench:data\`: 100000,1000000)
   --help              this text
 
 Layer pricing: the SQLite service on its default configuration (rate limit raised out of reach, metrics on an
@@ -141,6 +145,11 @@ const postgresUp =
       return false;
     }
   })();
+
+if (values.data) {
+  const ok = await dataStage(values.data.split(',').map(Number), postgresUp, Number(values.port));
+  process.exit(ok ? 0 : 1);
+}
 
 const SQLITE = 'plant-store, SQLite (group commit)';
 const PER_REQUEST = 'plant-store, SQLite (commit per request)';

@@ -49,7 +49,8 @@ export function openOutput(path: string): ArchiveOutput {
   } catch {}
   const temporary = special ? path : join(dirname(path), `.${basename(path)}.${process.pid}.partial`);
   const file = createWriteStream(temporary, { flags: special ? 'w' : 'wx', mode: 0o600 });
-  const gzip = path.endsWith('.gz') ? createGzip() : undefined;
+  // Level 1: three to four times zlib's default speed, for most of its ratio on JSON Lines.
+  const gzip = path.endsWith('.gz') ? createGzip({ level: 1 }) : undefined;
   if (gzip) {
     gzip.pipe(file);
     file.on('error', (error) => gzip.destroy(error));

@@ -18,6 +18,7 @@ function writeFailure(error: unknown): string {
   if (code === 'ENOSPC') return 'no space left on the device (ENOSPC)';
   if (code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED') return 'the reader closed the pipe (EPIPE)';
   if (code === 'EEXIST') return `${message} (a file of that name is being written by another export)`;
+  if (code === 'ENOENT') return 'its folder does not exist (ENOENT)';
   return message ?? String(error);
 }
 

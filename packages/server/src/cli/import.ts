@@ -73,14 +73,11 @@ export const importCommand: Command = {
       );
     } catch (error) {
       stream.destroy();
+      // A bad archive and a target that holds data say where themselves; a database that failed, where it was.
       const reason =
-        error instanceof ArchiveError
+        error instanceof ArchiveError || error instanceof NotEmptyError
           ? error.message
-          : error instanceof NotEmptyError
-            ? error.message
-            : error instanceof StoreUnavailableError
-              ? `after line ${last}: ${failureReason(error)}`
-              : `after line ${last}: ${(error as Error).message}`;
+          : `after line ${last}: ${error instanceof StoreUnavailableError ? failureReason(error) : (error as Error).message}`;
       io.stderr(`plant-store: import of ${input} refused: ${reason}; nothing was imported into ${target}`);
       return 1;
     }

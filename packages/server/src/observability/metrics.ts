@@ -48,6 +48,8 @@ export function createMetrics(): Metrics {
     name: 'plant_store_read_only',
     help: 'Whether the service refuses creates and deletes (READ_ONLY=true): 1, or 0 while it takes writes',
     registers,
+    // One figure for `serve --workers N`, not N.
+    aggregator: 'max',
     collect() {
       this.set(readOnly.on ? 1 : 0);
     },

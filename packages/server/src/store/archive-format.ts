@@ -214,6 +214,21 @@ export async function* readArchive(
   let rest: Buffer | undefined;
   let trailer: { line: number; value: ArchiveTrailer } | undefined;
   let header = false;
+  /** The object on line `line`, checked: the header (the first line), the trailer (undefined), or a record. */
+  const take = (value: Fields): ArchiveHeader | ReadRecord | undefined => {
+    if (trailer) throw new ArchiveError(line, 'data after the trailer');
+    if (!header) {
+      header = true;
+      return checkHeader(value, line);
+    }
+    if (value.kind === 'trailer') {
+      trailer = { line, value: checkTrailer(value, line) };
+      return undefined;
+    }
+    const record = checkRecord(value, line);
+    counts[record.kind]++;
+    return { line, record };
+  };
   for await (const chunk of input) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     // Every byte before the trailer is hashed, a chunk's whole lines at once: from `hashed` to the last line's end.
@@ -225,20 +240,12 @@ export async function* readArchive(
       const carried = rest;
       rest = undefined;
       line++;
-      if (trailer) throw new ArchiveError(line, 'data after the trailer');
-      const value = parseLine(carried ? Buffer.concat([carried, piece]) : piece, line);
-      if (!header) {
-        header = true;
-        yield checkHeader(value, line);
-      } else if (value.kind === 'trailer') {
-        trailer = { line, value: checkTrailer(value, line) };
+      const taken = take(parseLine(carried ? Buffer.concat([carried, piece]) : piece, line));
+      if (taken === undefined) {
         hash.update(bytes.subarray(hashed, start));
         hashed = bytes.length;
-      } else {
-        const record = checkRecord(value, line);
-        counts[record.kind]++;
-        batch.push({ line, record });
-      }
+      } else if ('kind' in taken) yield taken;
+      else batch.push(taken);
       if (carried && !trailer) hash.update(carried);
       start = end + 1;
     }
@@ -249,8 +256,21 @@ export async function* readArchive(
     }
     if (batch.length > 0) yield batch;
   }
+  // A last line without its newline (an editor dropped it) counts, unless it is a line cut short.
   if (rest && rest.length > 0) {
-    throw new ArchiveError(line + 1, 'the archive ends inside a line (it was cut short: copy it again)');
+    line++;
+    let value: Fields;
+    try {
+      value = parseLine(rest, line);
+    } catch {
+      throw new ArchiveError(line, 'the archive ends inside a line (it was cut short: copy it again)');
+    }
+    const taken = take(value);
+    if (taken && 'kind' in taken) yield taken;
+    else if (taken) {
+      hash.update(rest);
+      yield [taken];
+    }
   }
   if (!header) throw new ArchiveError(1, 'the archive is empty');
   if (!trailer) throw new ArchiveError(line, 'the archive ends without its trailer (it was cut short: copy it again)');

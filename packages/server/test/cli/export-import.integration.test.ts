@@ -230,11 +230,17 @@ describe('export and import: SQLite -> PostgreSQL -> SQLite', () => {
     const again = await cli(['export', '--output', second], { DATABASE_URL: postgres.url });
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/^Exported \d+ records .* from the PostgreSQL database/);
+    // Into SQLite under an app that has listed (and cached) an empty page: its change feed hears the import.
     const laptop = createTestDatabase('sqlite');
     dropped.push(laptop);
-    expect(await cli(['import', '--input', second], { DATABASE_URL: laptop.url })).toMatchObject({ code: 0 });
     const restored = await createTestApp({ env: { ...FAST, DATABASE_URL: laptop.url } });
     closed.push(restored);
+    const emptyBefore = await restored.app.inject({
+      url: '/plants?limit=7',
+      headers: { authorization: `Bearer ${aliceJwt}` },
+    });
+    expect(emptyBefore.body).toBe('[]');
+    expect(await cli(['import', '--input', second], { DATABASE_URL: laptop.url })).toMatchObject({ code: 0 });
     for (const owner of OWNERS) expect(await pages(restored.app, tokens[owner]!)).toEqual(before[owner]);
     expect(await refusedTokens(restored.app)).toEqual([401, 401]);
     const replayed = await retryKeyed(restored.app);

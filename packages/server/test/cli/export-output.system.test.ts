@@ -62,12 +62,39 @@ describe('plant-store export --output', () => {
     expect(stderr).toMatch(/^Exported 3001 records .* to standard output/);
   });
 
+  it('- pipes into `import --input -` (standard input)', async () => {
+    const target = createTestDatabase('sqlite');
+    try {
+      const importing = spawn(process.execPath, [BIN, 'import', '--input', '-', '--json'], {
+        env: { ...process.env, DATABASE_URL: target.url },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let summary = '';
+      importing.stdout!.on('data', (chunk) => {
+        summary += chunk;
+      });
+      const imported = new Promise<number | null>((resolve) => importing.on('close', resolve));
+      const { code } = await exportTo('-', (child) => child.stdout!.pipe(importing.stdin!));
+      expect(code).toBe(0);
+      expect(await imported).toBe(0);
+      expect(JSON.parse(summary)).toMatchObject({ records: 3001, counts: { plant: 3000, owner: 1 } });
+    } finally {
+      await target.drop();
+    }
+  });
+
   it('- fails, saying so, when the reader closes the pipe early', async () => {
     const { code, stderr } = await exportTo('-', (child) => {
       child.stdout!.once('data', () => child.stdout!.destroy());
     });
     expect(code).toBe(1);
     expect(stderr).toContain('export failed: could not write -: the reader closed the pipe (EPIPE)');
+  });
+
+  it('fails, saying so, into a folder that does not exist', async () => {
+    const { code, stderr } = await exportTo(join(folder, 'missing', 'x.jsonl'));
+    expect(code).toBe(1);
+    expect(stderr).toContain('its folder does not exist (ENOENT); no archive was written');
   });
 
   it('fails, saying so, on a full disk', async () => {

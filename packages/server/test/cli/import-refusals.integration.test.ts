@@ -145,6 +145,20 @@ describe.each(['sqlite', 'postgres'] as const)('import into %s', (kind) => {
   });
 });
 
+describe('what export and import refuse before any work', () => {
+  it.each([
+    [['export', '--output', '-'], 'memory:', 2, 'keeps nothing another process can export'],
+    [['import', '--input', 'x.jsonl'], 'memory:', 2, 'keeps nothing: import into SQLite or PostgreSQL'],
+    [['export'], 'sqlite::memory:', 2, 'export needs --output FILE'],
+    [['import'], 'sqlite::memory:', 2, 'import needs --input FILE'],
+    [['import', '--input', '/nonexistent/archive.jsonl'], 'sqlite:/tmp/never-made.db', 1, 'there is no file'],
+  ])('%j on %s exits %i', async (argv, databaseUrl, code, message) => {
+    const refused = await cli(argv, { DATABASE_URL: databaseUrl });
+    expect(refused.code).toBe(code);
+    expect(refused.stderr).toContain(message);
+  });
+});
+
 /** A valid archive of `plants` plants of one owner, written as export writes it. */
 async function bigArchive(file: string, plants: number): Promise<void> {
   const sink = new PassThrough();
@@ -183,7 +197,8 @@ describe('a database lost mid-import', () => {
         'the import to be writing',
         async () => {
           const { rows } = await admin.query(
-            `SELECT pid FROM pg_stat_activity WHERE application_name = 'plant-store import' AND backend_xid IS NOT NULL`,
+            `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND backend_xid IS NOT NULL`,
+            [`plant-store import ${target.schema}`],
           );
           if (rows.length === 0) return false;
           await admin.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);

@@ -51,6 +51,12 @@ describe('readArchive', () => {
     await expect(read(changed, size)).rejects.toThrow(/^line 6: checksum mismatch/);
   });
 
+  it.each([1, 64])('takes a last line without its newline, in chunks of %i bytes', async (size) => {
+    const bytes = await written();
+    const records = await read(bytes.subarray(0, -1), size);
+    expect(records.map(({ record }) => record)).toEqual(RECORDS);
+  });
+
   it('refuses a header that is not the first line, and a line after the trailer', async () => {
     const bytes = await written();
     await expect(read(Buffer.concat([bytes, Buffer.from('{"kind":"owner"}\n')]), 9)).rejects.toThrow(

@@ -29,7 +29,8 @@ export async function openArchiveSession(
   const client = new Client({
     connectionString: target.hosts[0]!.connectionString,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    application_name: applicationName,
+    // pg_stat_activity tells which export or import a session is, and of which schema.
+    application_name: `${applicationName}${schema ? ` ${schema}` : ''}`.slice(0, 63),
   });
   // A connection lost mid-way fails the query in flight; the event itself must not end the process.
   client.on('error', () => {});

@@ -179,10 +179,9 @@ export async function postgresLoad(
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     if (error instanceof ArchiveError || !lost(error)) throw error;
-    throw new StoreUnavailableError(
-      `the PostgreSQL connection was lost after line ${at} (${(error as Error).message})`,
-      { cause: error },
-    );
+    throw new StoreUnavailableError(`the PostgreSQL connection was lost (the last batch sent ended at line ${at})`, {
+      cause: error,
+    });
   } finally {
     await client.end().catch(() => {});
   }
