@@ -1,6 +1,6 @@
 // The mock server's service without a socket: which origins get CORS, the preflight's grant, HEAD, the seed file's
 // checks and the token, all through its fetch.
-import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from '@plant-store/contract';
+import { CONTRACT_METHODS, CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from '@plant-store/contract';
 import { describe, expect, it } from 'vitest';
 import { corsAllows, createMockService, MOCK_SUBJECT } from '../../src/mock/mock-service.js';
 
@@ -36,7 +36,7 @@ describe('createMockService', () => {
     expect(preflight.status).toBe(204);
     expect(Object.fromEntries(preflight.headers)).toMatchObject({
       'access-control-allow-origin': 'http://localhost:5173',
-      'access-control-allow-methods': 'GET, POST, DELETE',
+      'access-control-allow-methods': CONTRACT_METHODS.join(', '),
       'access-control-allow-headers': CORS_ALLOWED_HEADERS.join(', '),
       'access-control-max-age': '600',
       vary: 'Origin',

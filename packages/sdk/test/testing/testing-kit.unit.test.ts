@@ -300,7 +300,18 @@ describe('the operations it answers', () => {
       const answer = await fake.fetch(`${baseUrl}${path}`, {
         method: operation.method,
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        ...(operation.method === 'POST' ? { body: JSON.stringify({ id: 2, name: 'Ivy' }) } : {}),
+        // A body of the operation's required fields: an integer id, a name.
+        ...(operation.body
+          ? {
+              body: JSON.stringify(
+                Object.fromEntries(
+                  operation.body.fields
+                    .filter((field) => field.required)
+                    .map((field) => [field.name, field.type === 'integer' ? 2 : 'Ivy']),
+                ),
+              ),
+            }
+          : {}),
       });
       expect(answer.status, `${operation.operationId} answered ${answer.status}`).toBeLessThan(300);
       expect(spies[operation.operationId], operation.operationId).toHaveBeenCalledOnce();

@@ -1,5 +1,6 @@
 // Authentication, scopes and the one error path: every refusal in the Error shape with the right status and headers.
 
+import { OPERATIONS } from '@plant-store/contract';
 import { handlers } from '@plant-store/core';
 import { createTestApp, TEST_DATABASE, type TestApp } from '@plant-store/test-kit';
 import { call } from '@plant-store/test-kit/contract-call';
@@ -113,12 +114,17 @@ describe('routes outside the contract', () => {
   });
 
   it('answers 405 with Allow for an undeclared method on a known path', async () => {
+    // Allow lists the path's methods in the contract's order.
+    const allowed = (path: string) =>
+      OPERATIONS.filter((operation) => operation.path === path)
+        .map((operation) => operation.method)
+        .join(', ');
     const put = await call(t.app, { method: 'PUT', url: '/plants', token: writer });
     expect(put.status).toBe(405);
-    expect(put.headers.allow).toBe('GET, POST');
-    const patch = await call(t.app, { method: 'PATCH', url: '/plants/12' });
-    expect(patch.status).toBe(405);
-    expect(patch.headers.allow).toBe('DELETE');
+    expect(put.headers.allow).toBe(allowed('/plants'));
+    const post = await call(t.app, { method: 'POST', url: '/plants/12' });
+    expect(post.status).toBe(405);
+    expect(post.headers.allow).toBe(allowed('/plants/{id}'));
   });
 
   it('serves health, readiness and the contract', async () => {

@@ -32,8 +32,9 @@ describe('pageChangedBy', () => {
 });
 
 describe('the change log codes', () => {
-  it('keep the codes the log has stored since it was made (1 a create, 0 a delete), and read each back', () => {
-    expect(EFFECT_CODES).toEqual({ create: 1, delete: 0 });
+  it('keep the codes the log has stored since it was made (1 a create, 0 a delete), one per effect, and read each back', () => {
+    expect(EFFECT_CODES).toMatchObject({ create: 1, delete: 0 });
+    expect(new Set(Object.values(EFFECT_CODES)).size).toBe(Object.keys(EFFECT_CODES).length);
     for (const [effect, code] of Object.entries(EFFECT_CODES)) expect(effectOfCode(code)).toBe(effect);
     expect(effectOfCode(1n)).toBe('create');
   });
