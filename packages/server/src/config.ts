@@ -1,8 +1,8 @@
 // Configuration: read from the environment once, at start-up, validated into a frozen object that is passed in.
 // A bad value stops start-up with a message naming the variable and what it accepts.
 import { isIP } from 'node:net';
+import { DEFAULT_PAGE_CACHE_BYTES } from './store/cache/page-cache.js';
 import { DATABASE_URL_FORMS, engineOf } from './store/open-store.js';
-import { DEFAULT_PAGE_CACHE_BYTES } from './store/page-cache.js';
 import { parsePostgresUrl } from './store/postgres/multi-host-url.js';
 import { DEFAULT_POOL_SIZE } from './store/postgres/pool-size.js';
 

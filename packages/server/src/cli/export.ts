@@ -1,7 +1,7 @@
 // `plant-store export --output FILE`: one consistent snapshot of everything the database holds, written as an archive
-// (store/archive-format.ts) while the service goes on serving; `import` brings it back, on either engine.
+// (store/archive/format.ts) while the service goes on serving; `import` brings it back, on either engine.
 import { existsSync } from 'node:fs';
-import { ArchiveWriter } from '../store/archive-format.js';
+import { ArchiveWriter } from '../store/archive/format.js';
 import { describeConfiguredDatabase } from '../store/describe-database.js';
 import { archiveEngineOf, engineOf, sqliteFileOf } from '../store/open-store.js';
 import { StoreUnavailableError } from '../store/store.js';

@@ -9,7 +9,7 @@ import {
   NotEmptyError,
   type ReadRecord,
   readArchive,
-} from '../store/archive-format.js';
+} from '../store/archive/format.js';
 import { describeConfiguredDatabase } from '../store/describe-database.js';
 import { archiveEngineOf, engineOf } from '../store/open-store.js';
 import { StoreUnavailableError } from '../store/store.js';

@@ -4,7 +4,7 @@
 // ENGINES.
 import { resolve } from 'node:path';
 import type { RunLog } from '../failure-run.js';
-import type { ArchiveEngine } from './archive-format.js';
+import type { ArchiveEngine } from './archive/format.js';
 import { MEMORY_URL, openMemoryStore } from './memory/memory-store.js';
 import { describePostgresUrl } from './postgres/describe-url.js';
 import type { Store } from './store.js';

@@ -11,7 +11,7 @@ import { PassThrough } from 'node:stream';
 import { createTestApp, createTestDatabase, POSTGRES_URL, type TestDatabase, waitFor } from '@plant-store/test-kit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ArchiveWriter, type PlantRecord } from '../../src/store/archive-format.js';
+import { ArchiveWriter, type PlantRecord } from '../../src/store/archive/format.js';
 import { cli } from './fixtures/cli-in-process.js';
 
 let folder: string;

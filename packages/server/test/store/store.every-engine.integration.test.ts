@@ -128,7 +128,7 @@ describe(`${TEST_DATABASE} store`, () => {
     const found = await store.tokens.findByHash(hash);
     expect(found).toMatchObject({ id: 'tok_test', subject: 'sub', scopes: ['read'], createdAt, revokedAt: null });
     expect(Buffer.compare(found!.secretHash, hash)).toBe(0);
-    // The hash a token cache keeps is its own 32 bytes, no slice of a shared pool buffer (src/store/own-bytes.ts).
+    // The hash a token cache keeps is its own 32 bytes, no slice of a shared pool buffer (src/store/cache/own-bytes.ts).
     expect(found!.secretHash.buffer.byteLength).toBe(32);
     expect(await store.tokens.findByHash(Buffer.alloc(32, 8))).toBeUndefined();
     expect(await store.tokens.revoke('tok_test', new Date())).toBe(true);

@@ -4,6 +4,7 @@
 // webhooks and the outbox. Each call is one synchronous step, so concurrent callers never interleave inside it (the
 // other engines' atomicity).
 import { openMemoryPlants } from '@plant-store/core';
+import { ownBytes } from '../cache/own-bytes.js';
 import {
   circuitAfterFailure,
   leaseRoom,
@@ -14,8 +15,7 @@ import {
   signingSecrets,
   takeTurns,
   toSubscription,
-} from '../outbox-event.js';
-import { ownBytes } from '../own-bytes.js';
+} from '../outbox/event.js';
 import type {
   ClaimedDelivery,
   Store,

@@ -10,8 +10,8 @@ import {
   IMPORT_TABLES,
   notEmpty,
   type ReadRecord,
-} from '../archive-format.js';
-import { deliveryChecker, repeated } from '../archive-load.js';
+} from '../archive/format.js';
+import { deliveryChecker, repeated } from '../archive/load.js';
 import { StoreUnavailableError } from '../store.js';
 import { openArchiveSession } from './archive-session.js';
 import { channelFor, encodeChange } from './change-feed.js';

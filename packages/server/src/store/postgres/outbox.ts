@@ -11,7 +11,7 @@ import {
   signingSecrets,
   toDelivery,
   toSubscription,
-} from '../outbox-event.js';
+} from '../outbox/event.js';
 import { type ClaimedDelivery, IDEMPOTENCY_TTL_MS, type WebhookRepository } from '../store.js';
 import { type BatchResult, type BatchRow, rowKey } from './create-batch.js';
 import { TRIM_OLDEST_KEYS } from './idempotency-bound.js';

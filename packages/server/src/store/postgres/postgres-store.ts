@@ -7,8 +7,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { RunLog } from '../../failure-run.js';
 import { FailureRun } from '../../failure-run.js';
-import { ownBytes } from '../own-bytes.js';
-import { DEFAULT_PAGE_CACHE_BYTES, PageCache } from '../page-cache.js';
+import { ownBytes } from '../cache/own-bytes.js';
+import { DEFAULT_PAGE_CACHE_BYTES, PageCache } from '../cache/page-cache.js';
+import type { WriteEffect } from '../cache/write-effect.js';
 import {
   IDEMPOTENCY_TTL_MS,
   type KeptAnswer,
@@ -18,7 +19,6 @@ import {
   type TokenRecord,
 } from '../store.js';
 import { type TokenRow, toTokenRecord } from '../token-row.js';
-import type { WriteEffect } from '../write-effect.js';
 import { ChangeFeed, channelFor, encodeChange, notifyPrefix } from './change-feed.js';
 import { CreateBatch, rowKey } from './create-batch.js';
 import { TRIM_OLDEST_KEYS } from './idempotency-bound.js';

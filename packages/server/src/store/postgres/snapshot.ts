@@ -1,7 +1,7 @@
 // `plant-store export` on PostgreSQL: every table read in one REPEATABLE READ READ ONLY transaction (one snapshot
 // while the service writes on), each through a cursor fetched in batches, so memory stays flat whatever the size.
-import type { ArchiveRecord, Snapshot } from '../archive-format.js';
-import { deliveryRecord, keyRecord, plantRecord, type Row, subscriptionRecord, tokenRecord } from '../archive-rows.js';
+import type { ArchiveRecord, Snapshot } from '../archive/format.js';
+import { deliveryRecord, keyRecord, plantRecord, type Row, subscriptionRecord, tokenRecord } from '../archive/rows.js';
 import { IDEMPOTENCY_TTL_MS } from '../store.js';
 import { openArchiveSession } from './archive-session.js';
 

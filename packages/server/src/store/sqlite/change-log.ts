@@ -6,9 +6,9 @@
 // mixed workload answered 5% of lists from the cache where one worker answered 59%, and spent more CPU per request
 // than one (the figures: docs/performance.md and the report it links).
 import type Database from 'better-sqlite3';
-import type { PageCache } from '../page-cache.js';
+import type { PageCache } from '../cache/page-cache.js';
+import { EFFECT_CODES, effectOfCode, type PlantChange, type WriteEffect } from '../cache/write-effect.js';
 import type { PlantPage } from '../store.js';
-import { EFFECT_CODES, effectOfCode, type PlantChange, type WriteEffect } from '../write-effect.js';
 
 /** Changes kept per owner; a process further behind on an owner than this forgets that owner's pages, as before. */
 export const CHANGES_KEPT = 32n;

@@ -9,8 +9,8 @@ import {
   IMPORT_TABLES,
   notEmpty,
   type ReadRecord,
-} from '../archive-format.js';
-import { deliveryChecker, repeated } from '../archive-load.js';
+} from '../archive/format.js';
+import { deliveryChecker, repeated } from '../archive/load.js';
 import { asStoreError } from './group-commit.js';
 import { openSqliteDatabase } from './sqlite-store.js';
 

@@ -13,7 +13,7 @@ import {
   takeTurns,
   toDelivery,
   toSubscription,
-} from '../outbox-event.js';
+} from '../outbox/event.js';
 import type { ClaimedDelivery, StoredPlant, WebhookRepository } from '../store.js';
 
 export interface SqliteOutbox {

@@ -2,8 +2,8 @@
 // archive is the file's state at one commit while the service goes on writing (WAL: readers never block writers).
 // Rows are iterated, never all held: memory stays flat whatever the size.
 import Database from 'better-sqlite3';
-import type { ArchiveRecord, Snapshot } from '../archive-format.js';
-import { deliveryRecord, keyRecord, plantRecord, type Row, subscriptionRecord, tokenRecord } from '../archive-rows.js';
+import type { ArchiveRecord, Snapshot } from '../archive/format.js';
+import { deliveryRecord, keyRecord, plantRecord, type Row, subscriptionRecord, tokenRecord } from '../archive/rows.js';
 import { IDEMPOTENCY_TTL_MS } from '../store.js';
 
 const BATCH = 2_000;

@@ -6,10 +6,10 @@
 // --workers`, the CLI).
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { PageCache } from '../page-cache.js';
+import { PageCache } from '../cache/page-cache.js';
+import type { PlantChange, WriteEffect } from '../cache/write-effect.js';
 import type { PlantPage, Store, StoredPlant, TokenRecord } from '../store.js';
 import { type TokenRow, toTokenRecord } from '../token-row.js';
-import type { PlantChange, WriteEffect } from '../write-effect.js';
 import { CHANGES_KEPT, createChangeLog, logEntryOf, toPlantChange } from './change-log.js';
 import { checkBeforeOpen, watchFile } from './file-guard.js';
 import { prepareDatabaseFile } from './file-mode.js';

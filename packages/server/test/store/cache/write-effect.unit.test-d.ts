@@ -2,7 +2,7 @@
 // say) makes them fail to compile until they handle it.
 import type { WriteEffect } from '@plant-store/contract';
 import { expectTypeOf } from 'vitest';
-import { EFFECT_CODES } from '../../src/store/write-effect.js';
+import { EFFECT_CODES } from '../../../src/store/cache/write-effect.js';
 
 // Today's contract writes by create and delete.
 expectTypeOf<WriteEffect>().toEqualTypeOf<'create' | 'delete'>();

@@ -2,7 +2,7 @@
 // chunks (lines and the trailer cut anywhere), and the checksum covers every byte before the trailer.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type ArchiveRecord, ArchiveWriter, type ReadRecord, readArchive } from '../../src/store/archive-format.js';
+import { type ArchiveRecord, ArchiveWriter, type ReadRecord, readArchive } from '../../../src/store/archive/format.js';
 
 const RECORDS: ArchiveRecord[] = [
   { kind: 'owner', owner: 'alice', version: '3' },

@@ -1,5 +1,5 @@
 // What an import checks the same way on every engine, beyond what readArchive checks line by line.
-import { ArchiveError, type ArchiveRecord, type ReadRecord } from './archive-format.js';
+import { ArchiveError, type ArchiveRecord, type ReadRecord } from './format.js';
 
 /** What a record repeats when its insert hits a unique key, for the refusal. */
 export function repeated(record: ArchiveRecord): string {

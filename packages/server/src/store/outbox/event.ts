@@ -8,7 +8,7 @@ import type {
   StoredPlant,
   WebhookDelivery,
   WebhookSubscription,
-} from './store.js';
+} from '../store.js';
 
 // Event ids are drawn from a pool of random bytes filled 256 ids at a time (as crypto.randomUUID does): randomBytes(16)
 // per event cost ~15 us of the event loop per create on a loaded 2-core machine, ~1 us from the pool.

@@ -3,7 +3,7 @@
 // SQLite change log writes the effect down. Both are keyed by the contract's WriteEffect (generated from openapi.yaml),
 // so a new write operation does not compile until each says what its effect does.
 import type { WriteEffect } from '@plant-store/contract';
-import type { PlantPage } from './store.js';
+import type { PlantPage } from '../store.js';
 
 export type { WriteEffect };
 

@@ -1,6 +1,6 @@
 // Webhook event ids come from a pool of random bytes refilled 256 ids at a time: each id is drawn once, across refills.
 import { describe, expect, it } from 'vitest';
-import { newPlantEvent } from '../../src/store/outbox-event.js';
+import { newPlantEvent } from '../../../src/store/outbox/event.js';
 
 describe('newPlantEvent ids', () => {
   it('are msg_ and 16 random bytes in base64url, none repeated over several refills of the pool', () => {

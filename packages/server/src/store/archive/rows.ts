@@ -1,6 +1,6 @@
 // The rows both SQL engines keep alike (the outbox's, the kept Idempotency-Keys) as archive records; PostgreSQL
 // returns BIGINT as text, SQLite as bigint here (safe integers), and Number takes either.
-import type { ArchiveRecord } from './archive-format.js';
+import type { ArchiveRecord } from './format.js';
 
 export type Row = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ownBytes } from '../../src/store/own-bytes.js';
+import { ownBytes } from '../../../src/store/cache/own-bytes.js';
 
 describe('ownBytes', () => {
   it('gives a string its UTF-8 bytes in a buffer of exactly their length', () => {

@@ -2,8 +2,8 @@
 // codes for the effects.
 import { pageOf } from '@plant-store/test-kit/page-text';
 import { describe, expect, it } from 'vitest';
-import type { PlantPage } from '../../src/store/store.js';
-import { EFFECT_CODES, effectOfCode, pageChangedBy } from '../../src/store/write-effect.js';
+import { EFFECT_CODES, effectOfCode, pageChangedBy } from '../../../src/store/cache/write-effect.js';
+import type { PlantPage } from '../../../src/store/store.js';
 
 describe('pageChangedBy', () => {
   // A full page of plants 10..19 (limit 10), starting after cursor 5, with more plants after it.

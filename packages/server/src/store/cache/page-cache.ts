@@ -8,7 +8,7 @@
 // made V8 allocate a new table for the map each time, ~140 bytes a hot read that outlived the young generation and
 // filled the old one (measured: docs/performance.md and the report it links). The same cache, with another `sizeOf`,
 // holds the PostgreSQL store's tokens.
-import type { CacheStats, PlantPage } from './store.js';
+import type { CacheStats, PlantPage } from '../store.js';
 import { type PlantChange, pageChangedBy, type WriteEffect } from './write-effect.js';
 
 /** The page cache's default bound, in bytes (PAGE_CACHE_BYTES), on every engine. */

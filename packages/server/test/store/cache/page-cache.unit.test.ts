@@ -2,7 +2,7 @@
 
 import { pageOf } from '@plant-store/test-kit/page-text';
 import { describe, expect, it } from 'vitest';
-import { PageCache } from '../../src/store/page-cache.js';
+import { PageCache } from '../../../src/store/cache/page-cache.js';
 
 describe('PageCache', () => {
   it('keeps any kind of value within its byte bound, by the size it is given, dropping the least recently used', () => {
