@@ -54,9 +54,9 @@ if (problems.length > 0) {
 }
 
 const engine = (name: 'memory' | 'sqlite' | 'postgres') => ({ PLANT_STORE_TEST_DATABASE: name });
-// Every project marks the run's processes and fails the run when one outlives it (process-leaks.ts); the system and
-// package tiers build first.
-const processLeaks = ['scripts/test/process-leaks.ts'];
+// Every project marks the run's processes and fails the run when one outlives it (test-kit's process-leaks.ts); the
+// system and package tiers build first.
+const processLeaks = ['packages/test-kit/src/process-leaks.ts'];
 const buildOnce = [...processLeaks, 'scripts/test/build-once.ts'];
 
 export default defineConfig({

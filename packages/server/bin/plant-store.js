@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `plant-store` command: runs the compiled CLI (`pnpm build` compiles src/ to dist/; `pnpm install` builds too).
 import { existsSync } from 'node:fs';
-import { availableParallelism, getPriority, setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
+import { missingArchiveFlags, missingServeFlags, SERVE_ENV } from './serve-flags.js';
 
 // better-sqlite3 13 crashes on Node 20 rather than failing cleanly, so an old Node is turned away here, by name.
 const major = Number(process.versions.node.split('.')[0]);
@@ -13,51 +14,20 @@ if (major < 22) {
   process.exit(2);
 }
 
-// A server sizes its memory itself, with flags V8 and glibc read only at start-up, so `serve` re-executes this very
-// process (same pid, so supervisors and signals are unaffected) with those NODE_OPTIONS or the command line do not
-// already set; docs/benchmarks.md has the figures.
-// - A 16 MB semi-space: left alone, V8 on Node 24 grows each semi-space to 64 MB under load (a 128 MB young
-//   generation), while requests' garbage dies young and fits in far less. 2 MB (the earlier choice) promoted the
-//   objects of requests still in flight across two scavenges into the old generation, whose collections then made
-//   the tail: on a quiet 16-core machine, one server core, 16 MB served the mixed workload at 1.24x the requests a
-//   second with p99 28 ms against 45 ms, and the hot read at 1.05-1.20x, for about 22 MB more RSS (docs/benchmarks.md).
-// - A 384 MB ceiling on the old generation: V8 lets the heap grow to as much as 4 times its live size between major
-//   collections when the ceiling is large (4 GiB by default on a machine of 16 GiB or more), and less the lower the
-//   ceiling; the service's live heap is tens of MB (its caches are bounded in bytes). On the bench's mixed workload
-//   (40 principals x 200 plants, wrk with 50 connections for 5 s, two runs each) peak RSS was 115-116 MB under 384
-//   and 126-130 MB under 1024, at the same throughput.
-// - V8's worker threads no more than the cores the process may run on (its CPU affinity and quota; Node's default is
-//   4): a collection splits its parallel phases among them and the main thread waits for every part, so 4 workers
-//   sharing one core (a container of one CPU, a `taskset`) left the event loop stopped for their time slices, one
-//   after another: 18 ms in one case, traced with `perf sched`. One core, SQLite, closed loop (3 runs each): mixed p99
-//   8.9-10.5 ms against 10.0-15.9, the longest loop delay per 100 ms at its p99 15-23 ms against 27-33.
-// - MALLOC_ARENA_MAX=2: glibc gives each thread that allocates (libuv's pool, V8's workers) an arena of its own.
-const SIZING = [
-  ['--max-semi-space-size', /^--(max|min)-semi-space-size/, '16'],
-  ['--max-old-space-size', /^--max-old-space-size/, '384'],
-  ['--v8-pool-size', /^--v8-pool-size/, String(Math.min(4, availableParallelism()))],
-];
-// `export` and `import` stream rows in batches (a live heap of a few MB): a 4 MB semi-space and a 128 MB ceiling keep
-// their peak RSS flat at 1M plants (about 160 MB, most of it the process's code; 190-230 MB left alone).
-const ARCHIVE_SIZING = [
-  ['--max-semi-space-size', /^--(max|min)-semi-space-size/, '4'],
-  ['--max-old-space-size', /^--max-old-space-size/, '128'],
-];
+// A server, an export and an import size their memory themselves (serve-flags.js): the command re-executes this very
+// process (same pid, so supervisors and signals are unaffected) with the flags it lacks.
 const command = process.argv[2] ?? 'serve';
-const sizing = command === 'serve' ? SIZING : ['export', 'import'].includes(command) ? ARCHIVE_SIZING : [];
-const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-const missing = sizing.filter(([, pattern]) => !given.some((flag) => pattern.test(flag)));
+const missing =
+  command === 'serve'
+    ? missingServeFlags(process.execArgv, process.env)
+    : ['export', 'import'].includes(command)
+      ? missingArchiveFlags(process.execArgv, process.env)
+      : [];
 if (missing.length > 0 && typeof process.execve === 'function') {
-  process.execve(
-    process.execPath,
-    [
-      process.execPath,
-      ...missing.map(([flag, , value]) => `${flag}=${value}`),
-      ...process.execArgv,
-      ...process.argv.slice(1),
-    ],
-    { MALLOC_ARENA_MAX: '2', ...process.env },
-  );
+  process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], {
+    ...SERVE_ENV,
+    ...process.env,
+  });
 }
 
 // An export is background work beside a serving process: at nice 10 the scheduler gives the service its CPU first

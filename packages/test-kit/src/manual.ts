@@ -5,8 +5,9 @@ import { readFileSync } from 'node:fs';
 const DOCS = new URL('../../../docs/', import.meta.url);
 
 /**
- * The text of the first fenced block in `language` (```ini, ```sh) in the section of `docs/<file>` headed `heading`
- * (the whole heading line, `## ...`), up to the next heading of that level; throws naming what is missing.
+ * The text of the first fenced block in `language` (```ini, ```sh) in the section of `docs/<file>` (`../README.md`
+ * for the README) headed `heading` (the whole heading line, `## ...`), up to the next heading of that level; throws
+ * naming what is missing.
  */
 export function manualBlock(file: string, heading: string, language: string): string {
   const markdown = readFileSync(new URL(file, DOCS), 'utf8');

@@ -1,5 +1,5 @@
 // Test support: every process the tests start is ended however the test ends. Each carries this run's mark in its
-// environment (RUN_MARK, set by scripts/test/process-leaks.ts), and the ones started through the test-kit are killed
+// environment (RUN_MARK, set by process-leaks.ts), and the ones started through the test-kit are killed
 // when the worker that started them exits; what survives even a crashed worker is found by the mark at the run's end.
 
 /** The environment variable that names the test run a process was started by. */

@@ -154,6 +154,8 @@ export function startDeliveryWorker(
   let stopped = false;
   let running = false;
   let again = false;
+  /** The poll in progress: stop() waits for it, so it never reaches a store the server closes next. */
+  let ticking: Promise<void> = Promise.resolve();
   let lastPrune = 0;
 
   async function deliver(delivery: ClaimedDelivery, controller: AbortController): Promise<void> {
@@ -236,19 +238,24 @@ export function startDeliveryWorker(
     observer?.inFlight(inFlight.size);
   }
 
-  async function tick(): Promise<void> {
-    if (stopped) return;
+  function tick(): Promise<void> {
+    if (stopped) return Promise.resolve();
     if (running) {
       again = true;
-      return;
+      return ticking;
     }
     running = true;
+    ticking = poll();
+    return ticking;
+  }
+
+  async function poll(): Promise<void> {
     try {
       do {
         again = false;
         while (!stopped && inFlight.size < config.concurrency) {
           const now = Date.now();
-          if (!(await repository.hasDue(now, config.perSubscription))) break;
+          if (!(await repository.hasDue(now, config.perSubscription)) || stopped) break;
           const room = config.concurrency - inFlight.size;
           const claimed = await repository.claimDue(now, now + leaseMs(config), room, config.perSubscription);
           for (const delivery of claimed) launch(delivery);
@@ -256,14 +263,15 @@ export function startDeliveryWorker(
           if (claimed.length < room) break;
         }
       } while (again && !stopped);
-      if (Date.now() - lastPrune > PRUNE_EVERY_MS) {
+      if (!stopped && Date.now() - lastPrune > PRUNE_EVERY_MS) {
         lastPrune = Date.now();
         await repository.prune(lastPrune - config.retentionMs);
         await repository.expire(lastPrune - config.retryPeriodMs, lastPrune);
       }
       outage.succeeded();
     } catch (error) {
-      outage.failed(error);
+      // A poll that stop() overtook may fail on the way out; that is no outage.
+      if (!stopped) outage.failed(error);
     } finally {
       running = false;
     }
@@ -286,6 +294,7 @@ export function startDeliveryWorker(
       clearInterval(timer);
       clearTimeout(wakeTimer);
       unsubscribe();
+      await ticking;
       const all = () => Promise.allSettled([...inFlight.values()].map((entry) => entry.done));
       let timeout: NodeJS.Timeout | undefined;
       await Promise.race([all(), new Promise((resolve) => (timeout = setTimeout(resolve, graceMs)))]);

@@ -144,14 +144,16 @@ describe('int64 ids', () => {
 
   it('has one form for a path id: -0 is refused with the words 01 gets, and 0 is read', async () => {
     const minusZero = await remove(alice, '-0');
-    expect(minusZero.json()).toEqual({ ...((await remove(alice, '01')).json() as object), error: 400 });
+    expect(minusZero.json()).toEqual((await remove(alice, '01')).json());
+    expect(minusZero.status).toBe(400);
     expect((minusZero.json() as { message: string }).message).toContain('path parameter "id"');
     expect((await remove(alice, '0')).status).toBe(404);
   });
 
   it('refuses a member name repeated in the body, naming it, with an Idempotency-Key or without', async () => {
     const body = '{"id":5,"name":"Twice","id":9007199254740995}';
-    for (const headers of [{}, { 'idempotency-key': 'repeated-member-1' }] as Record<string, string>[]) {
+    const sends: Record<string, string>[] = [{}, { 'idempotency-key': 'repeated-member-1' }];
+    for (const headers of sends) {
       const answer = await call(t.app, {
         method: 'POST',
         url: '/plants',

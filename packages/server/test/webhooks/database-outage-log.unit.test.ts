@@ -1,6 +1,6 @@
 // While the database is unreachable, the delivery worker's polls fail several times a second per process. Its log says
 // so once with the cause's stack, then one line per interval with a count, and one line when the database is back:
-// never a stack trace per poll.
+// never a stack trace per poll. A poll the server's stop overtakes ends before the store closes, and says nothing.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { WebhookRepository } from '../../src/store/store.js';
@@ -67,5 +67,44 @@ describe('the delivery worker during a database outage', () => {
     } finally {
       await worker.stop(0);
     }
+  });
+
+  it('says nothing of the database when the server stops it during a poll and then closes the store', async () => {
+    let release = () => {};
+    let closed = false;
+    let polls = 0;
+    const repository = {
+      hasDue: () => {
+        polls++;
+        return new Promise<boolean>((resolve) => {
+          release = () => resolve(true);
+        });
+      },
+      async claimDue() {
+        if (closed) throw new Error('The database connection is not open');
+        return [];
+      },
+      prune: async () => 0,
+      expire: async () => 0,
+      onQueued: () => () => {},
+    } as unknown as WebhookRepository;
+    const lines: string[] = [];
+    const record = (_details: object, message: string) => lines.push(message);
+    const config = loadConfig({ WEBHOOK_POLL_MS: '500' }).webhooks;
+    const worker = startDeliveryWorker(repository, config, { info: record, warn: record, error: record });
+    expect(polls).toBe(1);
+    // The server stops the worker while its poll waits on the database, then closes the store (register.ts: preClose,
+    // then the store's onClose): the poll must be over before stop() resolves, and not report the closed store.
+    let stoppedAt = 0;
+    const stopping = worker.stop(1_000).then(() => {
+      stoppedAt = performance.now();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stoppedAt).toBe(0);
+    release();
+    await stopping;
+    closed = true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lines).toEqual([]);
   });
 });

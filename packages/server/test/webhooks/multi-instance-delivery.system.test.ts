@@ -66,7 +66,7 @@ describe('several instances on one database', () => {
     await twoInstancesDeliverOnce(createTestDatabase('sqlite'));
   });
 
-  it("two instances on one PostgreSQL: a hanging receiver gets its cap in all, and another's events arrive within a second", async () => {
+  it("two instances on one PostgreSQL: a hanging receiver gets its cap in all, and another's events arrive at once", async () => {
     const database = createTestDatabase('postgres');
     const hanging = await startWebhookReceiver(() => 'hang');
     const healthy = await startWebhookReceiver();
@@ -88,7 +88,8 @@ describe('several instances on one database', () => {
     const env = {
       DATABASE_URL: database.url,
       WEBHOOK_ALLOW_PRIVATE: 'true',
-      WEBHOOK_TIMEOUT_MS: '6000',
+      // Far beyond the test: no attempt at the dead receiver ends (freeing a slot) while it runs, however loaded.
+      WEBHOOK_TIMEOUT_MS: '120000',
       WEBHOOK_PER_SUBSCRIPTION: '4',
       RATE_LIMIT_MAX: '0',
     };
@@ -112,8 +113,10 @@ describe('several instances on one database', () => {
       await waitFor(`Bob's delivery ${id}`, () => healthy.received.length >= id, { timeoutMs: 10_000 });
       delays.push(healthy.received[id - 1]!.at - created);
     }
-    expect(Math.max(...delays)).toBeLessThan(1_000);
+    // Not queued behind the dead receiver's attempts (they end only at their deadline), with room for a loaded machine.
+    expect(Math.max(...delays)).toBeLessThan(5_000);
     // Both instances together never held more than the subscription's cap of requests open at the dead receiver.
     expect(hanging.received.length).toBe(4);
-  });
+    expect(await hanging.connections()).toBe(4);
+  }, 90_000);
 });

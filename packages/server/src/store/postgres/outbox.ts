@@ -338,7 +338,6 @@ export function createPostgresOutbox(query: Query, transaction: Transaction): Po
       if (!found) return 'unknown';
       if (enabled !== true) return 'disabled';
       if (pending !== null) return { pending: Number(pending) };
-      if (copy === null) return 'disabled';
       signal.notify();
       return Number(copy);
     },

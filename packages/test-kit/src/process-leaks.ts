@@ -1,10 +1,10 @@
-// vitest globalSetup of every project: marks this run (RUN_MARK, a fresh id in the environment every worker and every
+// Test support, vitest's globalSetup of every project (vitest.config.ts): marks this run (RUN_MARK, a fresh id in the environment every worker and every
 // process they start inherits), and at the run's end finds the marked processes still running (servers, PgBouncer,
 // browsers, `npx pnpm start` chains, whoever started them and however their test ended), kills them and fails the run
 // naming them. Several projects share this setup; it marks and checks once per run.
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { kill, RUN_MARK } from '../../packages/test-kit/src/process-guard.ts';
+import { kill, RUN_MARK } from './process-guard.js';
 
 /** A process still running with `run`'s mark, as `pid command line`. */
 export interface Survivor {

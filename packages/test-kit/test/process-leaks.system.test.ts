@@ -10,8 +10,8 @@ import { startServerProcess } from '@plant-store/test-kit/server-process';
 import { waitFor } from '@plant-store/test-kit/wait';
 import { describe, expect, it } from 'vitest';
 
-const root = new URL('../..', import.meta.url).pathname;
-const config = join(root, 'scripts/test/fixtures/process-leaks/vitest.config.ts');
+const root = new URL('../../..', import.meta.url).pathname;
+const config = join(root, 'packages/test-kit/test/fixtures/process-leaks/vitest.config.ts');
 
 /** Runs the fixture file under its own vitest run; its exit code and output. */
 async function runFixture(file: string): Promise<{ code: number; output: string }> {
