@@ -17,7 +17,7 @@ const BIN = fileURLToPath(new URL('../../../packages/server/bin/plant-store.js',
 const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 const PRINCIPALS = 1_000;
 
-/** The goals of issue 42's stage. */
+/** The stage's goals, each printed beside its figure. */
 const GOALS = { recordsPerSecond: 100_000, rssMb: 200, p99Ratio: 2, downtimeSeconds: 60 };
 
 interface Measured {
