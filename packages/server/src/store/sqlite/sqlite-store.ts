@@ -44,13 +44,9 @@ interface Behind {
   changes: PlantChange[] | null;
 }
 
-// The page as JSON, built by SQLite: {"name":...} or {"name":...,"tag":...} per plant, in id order, with the owner's
-// version and whether more plants follow, all read by one statement: one snapshot, so a commit of another process's
-// cannot land between the page and its `hasMore` (a short page saying more follow).
-// CAST AS BLOB hands the page over as UTF-8 bytes (a Buffer), never as a JavaScript string.
-// Owner and limit are written `+@owner`, `+@limit`: SQLite (3.54, as better-sqlite3 builds it) compiles a statement
-// again at every run when a bare parameter is the owner of `owner = ? ... ORDER BY` or the LIMIT, since its value may
-// change the plan; the unary plus hides it from the planner and keeps the plan (the primary key's search).
+// The page as JSON (UTF-8 bytes), the owner's version and whether more plants follow, read by one statement: one
+// snapshot, so another process's commit cannot land between the page and its `hasMore`. `+@owner` and `+@limit` keep
+// SQLite from compiling the statement again at every run (a bare parameter there may change the plan).
 const pageSelect = (rows: string) => `SELECT body, lastId, version,
     EXISTS (SELECT 1 FROM plants WHERE owner = +@owner AND id > lastId) AS hasMore
   FROM (SELECT CAST(json_group_array(
@@ -100,12 +96,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   // Group-committed batches are made durable by an fsync of the log on a thread of its own, not inside the commit.
   const logSync = path !== ':memory:' && options.groupCommit !== false ? syncLogOf(path) : undefined;
   if (logSync) db.pragma('synchronous = NORMAL');
-  // This process's own moves of owner versions, as the change feed will show them (`owner\0version`): those written
-  // by writes whose transaction has not committed yet, and those committed and not yet answered. The feed's rows for
-  // the second are not another process's commits (readFeed). Without this, a list arriving while an own write waited
-  // for its sync brought that owner's pages up through the change log, work the write's afterWrite then did again
-  // (one worker, mixed: 5-7% more CPU a request than before the feed, three interleaved pairs). A version counts as
-  // this process's only once committed: one rolled back may be made again by another process.
+  // This process's own moves of owner versions (`owner\0version`), uncommitted or committed and not yet answered: their
+  // feed rows are not another process's commits (readFeed). One rolled back is dropped: another process may make it.
   let uncommitted: string[] = [];
   const ownMoves = new Set<string>();
   const committed = () => {
@@ -155,22 +147,9 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   const idempotency = createSqliteIdempotency(db, write, statement);
   const changes = createChangeLog(statement);
 
-  // Read caches. This connection's own writes update what they may alter (afterWrite). Other connections' commits
-  // (another worker of `serve --workers`, another instance on the file, the CLI) are read from the change feed
-  // (migration 7: a row, written by a trigger, for every move of an owner's version or of the tokens' generation, in
-  // commit order) before a cached answer, once per request (its token, then its page: a commit by another process is
-  // seen by every request that arrives after it), and only when the wal-index header moved since the last look
-  // (wal-header.ts: one pread). A request's window closes with the turn of the event loop it began in, or when the
-  // next request begins. A tokens row drops the cached token records (a revocation by any process); an owner's row
-  // marks that owner as behind the version it names, and the owner's next list replays its changes up to there over
-  // its cached pages, keeping the pages no change can have altered: the changes the feed carried (each row is read
-  // with the change log's entry for its version), or, where they do not run unbroken from the pages' version (this
-  // process's own writes are not heard; the log may have lost one), the change log's (change-log.ts), one statement.
-  // One statement per move of the header, whatever the owners: it replaced reading data_version, then the tokens'
-  // generation, then each listed owner's version, a statement each, and a statement just after another process's
-  // commit costs 5-10 us (SQLite reloads its page cache and takes its locks anew): with eight workers on one file,
-  // nearly every request came after one, and with the mixed workload (one create in ten) each worker's lists caught
-  // up about (workers - 1) / 10 times a request, each catch-up a statement of the log's until the feed carried them.
+  // Read caches. This connection's writes update what they may alter (afterWrite); other processes' commits are heard
+  // once per request, when the wal-index header moved, from the change feed (migration 7: a trigger's row per move of
+  // an owner's version or the tokens' generation), one statement where reading each version took several.
   const walHeader = path === ':memory:' ? undefined : watchWalHeader(path);
   let inRequest = false;
   let checked = false;
@@ -263,12 +242,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     return { effect, id, version };
   };
   /**
-   * Runs a write of the owner's plants (`moved` hears the change it made, if it made one), applies that change to the
-   * owner's cached pages once it committed, then answers `answered` with its value. Its moves stop being this
-   * process's own once it is answered or refused; when its work throws, they never were (its savepoint rolled them
-   * back). A write refused after it moved the version may have
-   * committed (its log's sync failed: readers see it) or not: the owner's next list brings its pages up to that
-   * version through the change log, which forgets them where the change is not there.
+   * Runs a write of the owner's plants, applies the change `moved` heard to the owner's pages once it committed, then
+   * `answered`. A write refused after its move may have committed (a failed log sync): the owner is marked behind.
    */
   const ownWrite = async <T, R>(
     owner: string,
