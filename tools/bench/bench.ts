@@ -18,8 +18,8 @@ import { parseArgs } from 'node:util';
 import { showSummary, summariseProfiles } from './src/cpu-profiles.js';
 import { dataStage } from './src/data-stage.js';
 import { deleteSeconds } from './src/delete-run.js';
-import { type AbPair, hotReadAB } from './src/hot-read-ab.js';
-import { DEFAULTS, layers as layerList, priceLayers } from './src/layers.js';
+import { type AbPair, abTable, hotReadAB } from './src/hot-read-ab.js';
+import { layers as layerList, layerTable } from './src/layers.js';
 import { type OpenLoopResult, openLoop, serverCoreBusy } from './src/open-loop.js';
 import { readIfPresent, withKeptNotes } from './src/report-file.js';
 import { costGrowth, LAYOUTS, SCALE_RATE, SIZES } from './src/scale.js';
@@ -47,8 +47,8 @@ import {
   webhookDeliveries,
 } from './src/targets.js';
 import { cpuTrail, steadiness, WARM_UP_MAX_RUNS, WARM_UP_TOLERANCE, warmUntilSteady } from './src/warm-up.js';
-import { ratioToOne, WORKERS_WARM_UP_MAX_RUNS } from './src/workers-plan.js';
-import { workersStage } from './src/workers-stage.js';
+import { ratioToOne } from './src/workers-plan.js';
+import { workersRounds, workersStage, workersTable } from './src/workers-stage.js';
 import { requireWrk, type Scenario, type WrkResult, wrkAgainst } from './src/wrk.js';
 
 const { values } = parseArgs({
@@ -279,42 +279,19 @@ const list = targets(postgresUp)
   .map((target) => ({ ...target, scenarios: target.scenarios.filter((scenario) => chosenScenarios.has(scenario)) }))
   .filter((target) => target.scenarios.length > 0);
 
-/** The layer table: each variant's CPU per request and the layer's price, on the hot read and the mixed workload. */
-async function layerTable(pick: string[] | undefined, layerRounds: number): Promise<string> {
-  const { runs, list: layers } = await priceLayers({
+/** The layer table with this run's settings; the ports it used are not used again. */
+async function layerTableHere(pick: string[] | undefined, layerRounds: number): Promise<string> {
+  const { table, ports } = await layerTable({
     pick,
-    scenarios: ['get', 'mixed'],
     rounds: layerRounds,
     seconds,
     warmUpSeconds: WARM_UP_SECONDS,
     connections,
-    port: port,
+    port,
     log: (line) => console.log(line),
   });
-  port += layers.length + 1;
-  const us = (variant: string, scenario: 'get' | 'mixed') =>
-    spread(runs.get(`${variant}|${scenario}`).map((r) => r.cpuUsPerRequest));
-  const rate = (variant: string, scenario: 'get' | 'mixed') =>
-    spread(runs.get(`${variant}|${scenario}`).map((r) => r.requestsPerSec));
-  const price = (variant: string, on: boolean | undefined, scenario: 'get' | 'mixed') => {
-    const base = us('default', scenario)?.median;
-    const other = us(variant, scenario)?.median;
-    if (base === undefined || other === undefined) return 'n/a';
-    return (on ? other - base : base - other).toFixed(1);
-  };
-  const row = (name: string, how: string, on?: boolean, budget = Number.NaN) =>
-    `| ${name} | ${how} | ${show(us(name, 'get'), 1)} | ${name === 'default' ? '' : price(name, on, 'get')} | ${Number.isNaN(budget) ? '' : budget} | ${show(rate(name, 'get'))} | ${show(us(name, 'mixed'), 1)} | ${name === 'default' ? '' : price(name, on, 'mixed')} | ${show(rate(name, 'mixed'))} |`;
-  return [
-    '| layer | switched by | hot read: us CPU/request | price us | budget us | req/s | mixed: us CPU/request | price us | req/s |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
-    row(
-      'default',
-      `the defaults, with ${Object.entries(DEFAULTS)
-        .map(([k, v]) => `\`${k}=${v}\``)
-        .join(', ')}`,
-    ),
-    ...layers.map((layer) => row(layer.name, layer.how, layer.on, layer.budgetUs)),
-  ].join('\n');
+  port += ports;
+  return table;
 }
 
 if (values.layers !== undefined) {
@@ -328,7 +305,7 @@ if (values.layers !== undefined) {
     );
     process.exit(2);
   }
-  console.log(`\n${await layerTable(pick, Number(values['layer-rounds'] ?? rounds))}`);
+  console.log(`\n${await layerTableHere(pick, Number(values['layer-rounds'] ?? rounds))}`);
   process.exit(0);
 }
 for (let round = 0; round < rounds; round++) {
@@ -440,7 +417,9 @@ if (workers && values['cpu-prof']) {
     console.log(showSummary(folder, summariseProfiles(join(root, folder))));
 }
 port += rounds * (workersList?.length ?? 0) + 1;
-const layers = values['no-layers'] ? undefined : await layerTable(undefined, Number(values['layer-rounds'] ?? rounds));
+const layers = values['no-layers']
+  ? undefined
+  : await layerTableHere(undefined, Number(values['layer-rounds'] ?? rounds));
 const minutes = (Date.now() - began) / 60_000;
 const loadAtEnd = loadAverage();
 
@@ -490,13 +469,6 @@ const allOpenRss = open
   .flatMap((key) => open.get(key).map((r) => r.maxRssMb));
 const peakRss = Math.max(...plantStoreRss, ...allGrowthRss, ...allOpenRss);
 
-/** Each N's req/s per round of the workers stage, for the ratios to one worker. */
-const workersRounds = () =>
-  Array.from(
-    { length: rounds },
-    (_, round) =>
-      new Map(workers!.runs.filter((r) => r.round === round).map((r) => [r.workers, r.result.requestsPerSec])),
-  );
 /**
  * The workers goals: where N workers have N cores to themselves, 2 workers >= 1.6x one and 8 >= 5x (the median of the
  * per-round ratios); where they share the machine's cores with wrk, N workers never serve less than one (every round).
@@ -506,7 +478,7 @@ function workersChecks(): Check[] {
   return workers.placements
     .filter((p) => p.workers > 1)
     .flatMap((p): Check[] => {
-      const figure = ratioToOne(workersRounds(), p.workers);
+      const figure = ratioToOne(workersRounds(workers, rounds), p.workers);
       if (p.serverCores === undefined) {
         const label = `mixed: serve --workers ${p.workers} vs 1, sharing ${workers!.cores} cores with wrk (>= 1x in every round)`;
         return [[label, figure, 2, null, figure ? (figure.min >= 1 ? 'met' : '**missed**') : '']];
@@ -516,30 +488,6 @@ function workersChecks(): Check[] {
       return [[label, figure, 2, goal ? (m) => m >= goal : null]];
     });
 }
-const workersTable = () => {
-  if (!workers) return 'Not run (`--workers LIST` runs it, e.g. `--workers 1,2`).';
-  const rows = workers.placements.map((p) => {
-    const runs = workers!.runs.filter((r) => r.workers === p.workers).map((r) => r.result);
-    return `| ${p.workers} | ${p.serverCores ?? 'any (not pinned)'} | ${p.wrkCores} | ${show(spread(runs.map((r) => r.requestsPerSec)))} | ${show(spread(runs.map((r) => r.p50Ms)), 2)} | ${show(spread(runs.map((r) => r.p99Ms)), 2)} | ${show(spread(runs.map((r) => r.cpuUsPerRequest)), 1)} | ${show(spread(runs.map((r) => r.cpuSeconds / seconds)), 2)} | ${p.workers === 1 ? '1' : show(ratioToOne(workersRounds(), p.workers), 2)} | ${runs.reduce((sum, r) => sum + r.non2xx, 0)} |`;
-  });
-  const unpinned = workers.placements.filter((p) => p.serverCores === undefined).map((p) => p.workers);
-  return `\`plant-store serve --workers N\` on SQLite under the mixed workload, for N in ${workers.placements.map((p) => p.workers).join(', ')}: one database seeded once (the same ${PRINCIPALS} principals with ${PLANTS_PER_PRINCIPAL} plants each, over HTTP) and copied for every start, so each N starts fresh on the same data. ${rounds} round${rounds === 1 ? '' : 's'}, each starting every N in turn, the order alternating (as listed, then reversed); each N warmed up by the rule every target shares, up to ${WORKERS_WARM_UP_MAX_RUNS} runs of ${WARM_UP_SECONDS} s (each worker fills a page cache of its own), then measured ${seconds} s with wrk \`-t${workers.load.threads} -c${workers.load.connections}\`, the same for every N. On this ${workers.cores}-core machine, N workers run on cores 0..N-1 and wrk on the rest where there are N+1 cores${unpinned.length ? `; for N = ${unpinned.join(', ')} it has fewer, so the server ran unpinned (the kernel spreads its processes over every core) and wrk on core ${workers.cores - 1}, which the server shares: those figures say whether more workers serve less on a busy machine, not how far they scale` : ''}. Server CPU counts every process, the primary and its workers; "cores" is that CPU time over the run's seconds. The ratio to one worker is taken within each round and summarised as the median (min-max).
-
-| workers | server cores | wrk cores | req/s | p50 ms | p99 ms | server CPU us/request | cores used | ratio to 1 worker | non-2xx |
-|---|---|---|---:|---:|---:|---:|---:|---:|---:|
-${rows.join('\n')}`;
-};
-
-/** One A/B's table: plant-store's figures, bare Fastify's, and their ratio per pair; empty when it did not run. */
-const abTable = (name: string, pairs: AbPair[]) =>
-  pairs.length === 0
-    ? ''
-    : `| server | req/s | us CPU/request | p50 ms | p99 ms |
-|---|---:|---:|---:|---:|
-| ${name} | ${show(spread(pairs.map((p) => p.a.requestsPerSec)))} | ${show(spread(pairs.map((p) => p.a.cpuUsPerRequest)), 1)} | ${show(spread(pairs.map((p) => p.a.p50Ms)), 2)} | ${show(spread(pairs.map((p) => p.a.p99Ms)), 2)} |
-| ${BARE} | ${show(spread(pairs.map((p) => p.b.requestsPerSec)))} | ${show(spread(pairs.map((p) => p.b.cpuUsPerRequest)), 1)} | ${show(spread(pairs.map((p) => p.b.p50Ms)), 2)} | ${show(spread(pairs.map((p) => p.b.p99Ms)), 2)} |
-| ratio per pair | ${show(spread(pairs.map((p) => p.a.requestsPerSec / p.b.requestsPerSec)), 2)} | ${show(spread(pairs.map((p) => p.a.cpuUsPerRequest / p.b.cpuUsPerRequest)), 2)} | ${show(spread(pairs.map((p) => p.a.p50Ms / p.b.p50Ms)), 2)} | ${show(spread(pairs.map((p) => p.a.p99Ms / p.b.p99Ms)), 2)} |`;
-
 /**
  * A target: its figure, the decimals, and the test; an open-loop goal instead gives its figure with the generator's
  * lag and its verdict, which weighs the lag (openVerdict).
@@ -794,7 +742,7 @@ ${
     ? 'Not run (`--ab-pairs 0`, or a run without both targets).'
     : `Each plant-store target present (${SQLITE}, then ${POSTGRES}, whose every cached answer waits for the read barrier's check) against ${BARE}, both started at once (core 0) and warmed up alike (runs of ${WARM_UP_SECONDS} s of wrk until two in a row agree on CPU per request within ${WARM_UP_TOLERANCE * 100}%, the last as near the lowest so far, at most ${WARM_UP_MAX_RUNS}: \`tools/bench/src/warm-up.ts\`), then ${abPairsPerRound} pairs of wrk runs per round (core 1, \`-t1 -c${connections}\`, ${seconds} s, \`GET /plants?limit=100\` as one principal: the same 100 plants, the same response schema), alternating between the two, the one that goes first swapping every pair; ${abPairs.length + abPairsPostgres.length} pairs in all. The ratio is taken per pair and summarised as the median (min-max) over the pairs.
 
-${[abTable(SQLITE, abPairs), abTable(POSTGRES, abPairsPostgres)].filter((table) => table !== '').join('\n\n')}`
+${[abTable(SQLITE, BARE, abPairs), abTable(POSTGRES, BARE, abPairsPostgres)].filter((table) => table !== '').join('\n\n')}`
 }
 
 ## Open loop (latency at fixed rates)
@@ -831,7 +779,7 @@ ${openRows.join('\n')}
 
 ## Writes across workers
 
-${workersTable()}
+${workersTable(workers, { rounds, seconds, warmUpSeconds: WARM_UP_SECONDS })}
 
 ## What each layer costs
 

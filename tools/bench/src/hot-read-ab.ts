@@ -6,6 +6,7 @@
 // The ratio is taken per pair. Each side is warmed up by the same rule (warm-up.ts: runs until its CPU per request is
 // steady), and every run reports that CPU per request beside req/s: where the two sides differ, it says by how much
 // each request costs more, which a shared machine shakes far less than requests per second.
+import { show, spread } from './stats.js';
 import type { Target } from './targets.js';
 import { cpuTrail, steadiness, warmUntilSteady } from './warm-up.js';
 import { type WrkResult, wrk } from './wrk.js';
@@ -68,3 +69,13 @@ export async function hotReadAB(options: {
   }
   return pairs;
 }
+
+/** One A/B's table: plant-store's figures, bare Fastify's, and their ratio per pair; empty when it did not run. */
+export const abTable = (name: string, bare: string, pairs: AbPair[]) =>
+  pairs.length === 0
+    ? ''
+    : `| server | req/s | us CPU/request | p50 ms | p99 ms |
+|---|---:|---:|---:|---:|
+| ${name} | ${show(spread(pairs.map((p) => p.a.requestsPerSec)))} | ${show(spread(pairs.map((p) => p.a.cpuUsPerRequest)), 1)} | ${show(spread(pairs.map((p) => p.a.p50Ms)), 2)} | ${show(spread(pairs.map((p) => p.a.p99Ms)), 2)} |
+| ${bare} | ${show(spread(pairs.map((p) => p.b.requestsPerSec)))} | ${show(spread(pairs.map((p) => p.b.cpuUsPerRequest)), 1)} | ${show(spread(pairs.map((p) => p.b.p50Ms)), 2)} | ${show(spread(pairs.map((p) => p.b.p99Ms)), 2)} |
+| ratio per pair | ${show(spread(pairs.map((p) => p.a.requestsPerSec / p.b.requestsPerSec)), 2)} | ${show(spread(pairs.map((p) => p.a.cpuUsPerRequest / p.b.cpuUsPerRequest)), 2)} | ${show(spread(pairs.map((p) => p.a.p50Ms / p.b.p50Ms)), 2)} | ${show(spread(pairs.map((p) => p.a.p99Ms / p.b.p99Ms)), 2)} |`;

@@ -11,7 +11,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SwitchedLayer } from './layer-switches.js';
-import { Samples } from './stats.js';
+import { Samples, show, spread } from './stats.js';
 import { plantStore, type Running, sqliteFile, type Target, VARIANT_RUNTIME } from './targets.js';
 import { cpuTrail, steadiness, warmUntilSteady } from './warm-up.js';
 import { type Scenario, type WrkResult, wrkAgainst } from './wrk.js';
@@ -179,4 +179,51 @@ export async function priceLayers(options: {
     receiver.server.close();
   }
   return { runs, list: [...list, everythingOff], variants: targets.map((target) => target.name) };
+}
+
+/** The layer table: each variant's CPU per request and the layer's price, on the hot read and the mixed workload. */
+export async function layerTable(options: {
+  pick: string[] | undefined;
+  rounds: number;
+  seconds: number;
+  warmUpSeconds: number;
+  connections: number;
+  port: number;
+  log: (line: string) => void;
+}): Promise<{ table: string; ports: number }> {
+  const { pick, rounds: layerRounds, seconds, warmUpSeconds, connections, port, log } = options;
+  const { runs, list: layers } = await priceLayers({
+    pick,
+    scenarios: ['get', 'mixed'],
+    rounds: layerRounds,
+    seconds,
+    warmUpSeconds,
+    connections,
+    port,
+    log,
+  });
+  const us = (variant: string, scenario: 'get' | 'mixed') =>
+    spread(runs.get(`${variant}|${scenario}`).map((r) => r.cpuUsPerRequest));
+  const rate = (variant: string, scenario: 'get' | 'mixed') =>
+    spread(runs.get(`${variant}|${scenario}`).map((r) => r.requestsPerSec));
+  const price = (variant: string, on: boolean | undefined, scenario: 'get' | 'mixed') => {
+    const base = us('default', scenario)?.median;
+    const other = us(variant, scenario)?.median;
+    if (base === undefined || other === undefined) return 'n/a';
+    return (on ? other - base : base - other).toFixed(1);
+  };
+  const row = (name: string, how: string, on?: boolean, budget = Number.NaN) =>
+    `| ${name} | ${how} | ${show(us(name, 'get'), 1)} | ${name === 'default' ? '' : price(name, on, 'get')} | ${Number.isNaN(budget) ? '' : budget} | ${show(rate(name, 'get'))} | ${show(us(name, 'mixed'), 1)} | ${name === 'default' ? '' : price(name, on, 'mixed')} | ${show(rate(name, 'mixed'))} |`;
+  const table = [
+    '| layer | switched by | hot read: us CPU/request | price us | budget us | req/s | mixed: us CPU/request | price us | req/s |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    row(
+      'default',
+      `the defaults, with ${Object.entries(DEFAULTS)
+        .map(([k, v]) => `\`${k}=${v}\``)
+        .join(', ')}`,
+    ),
+    ...layers.map((layer) => row(layer.name, layer.how, layer.on, layer.budgetUs)),
+  ].join('\n');
+  return { table, ports: layers.length + 1 };
 }
