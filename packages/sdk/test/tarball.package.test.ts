@@ -120,7 +120,10 @@ console.log(JSON.stringify([typeof createFakePlantStore().fetch, typeof createPl
     const child = spawn(join(project, 'node_modules/.bin/plant-store-mock'), ['--port', '0', '--token', 'kit-token'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const { output, exited } = collectOutput(child);
+    const { output } = collectOutput(child);
+    const ended = new Promise<string>((resolve) =>
+      child.once('exit', (code, signal) => resolve(`exit ${code} signal ${signal}`)),
+    );
     try {
       await waitFor('the mock to listen', () => child.exitCode !== null || output().includes('token kit-token'));
       const url = /listening on (\S+)/.exec(output())?.[1];
@@ -136,7 +139,7 @@ console.log(JSON.stringify(await api.plants.list()));`,
     } finally {
       child.kill('SIGTERM');
     }
-    expect(await exited).toBe(0);
+    expect(await ended, output()).toBe('exit 0 signal null');
   });
 
   it('works from CommonJS against the real server', async () => {

@@ -130,6 +130,13 @@ const TRIM_OWNER = `WITH gone AS (
 const REVOKE_TOKEN = `WITH revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING id)
   SELECT pg_notify($3, $4) FROM revoked`;
 
+/**
+ * The deadline of each migration statement, the migration lock's wait included: migrations run before the service
+ * serves, and a DDL commit on a busy server may take longer than a request may (instances starting together wait
+ * for the one migrating).
+ */
+const MIGRATION_TIMEOUT_MS = 60_000;
+
 /** The deadline of a database call when none is given. */
 const DEFAULT_POSTGRES_TIMEOUT_MS = 5_000;
 
@@ -512,7 +519,7 @@ export function openPostgresStore({
         ? new SessionClient({
             connectionString: sessionString,
             connectionTimeoutMillis: timeoutMs,
-            query_timeout: timeoutMs,
+            query_timeout: MIGRATION_TIMEOUT_MS,
           })
         : undefined;
       let client: pg.ClientBase;
@@ -527,13 +534,18 @@ export function openPostgresStore({
       // connections never keep it, and instances starting together apply each migration once), with the schema as
       // its search_path (SET LOCAL: gone at commit).
       const searchPath = schema ? `; SET LOCAL search_path TO ${quoteIdent(schema)}` : '';
+      const migrationDeadlines = `SET LOCAL statement_timeout = ${MIGRATION_TIMEOUT_MS}; SET LOCAL lock_timeout = ${MIGRATION_TIMEOUT_MS}`;
+      // Every statement of a step under the migration deadline, the pool's client (query_timeout) included.
+      // (pg reads a query's own query_timeout; its types do not list it.)
+      const run = (text: string, values: unknown[] = []) =>
+        client.query({ text, values, query_timeout: MIGRATION_TIMEOUT_MS } as pg.QueryConfig);
       let broken = false;
       const step = async <T>(work: () => Promise<T>): Promise<T> => {
-        await client.query(`BEGIN; ${deadlines}${searchPath}`);
+        await run(`BEGIN; ${migrationDeadlines}${searchPath}`);
         try {
-          await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+          await run('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
           const result = await work();
-          await client.query('COMMIT');
+          await run('COMMIT');
           return result;
         } catch (error) {
           broken = await client.query('ROLLBACK').then(
@@ -546,17 +558,17 @@ export function openPostgresStore({
       const applied: number[] = [];
       try {
         await step(async () => {
-          if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
-          await client.query(
+          if (schema) await run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+          await run(
             'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
           );
         });
         for (const migration of postgresMigrations) {
           const done = await step(async () => {
-            const found = await client.query('SELECT 1 FROM schema_migrations WHERE version = $1', [migration.version]);
+            const found = await run('SELECT 1 FROM schema_migrations WHERE version = $1', [migration.version]);
             if (found.rowCount) return false;
-            await client.query(migration.sql);
-            await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [migration.version]);
+            await run(migration.sql);
+            await run('INSERT INTO schema_migrations (version) VALUES ($1)', [migration.version]);
             return true;
           });
           if (done) applied.push(migration.version);
