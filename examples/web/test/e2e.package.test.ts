@@ -22,6 +22,7 @@ import { promisify } from 'node:util';
 import { launchChromium, startTestServer, type TestServer } from '@plant-store/test-kit';
 import { collectOutput } from '@plant-store/test-kit/child-output';
 import { sparePort } from '@plant-store/test-kit/spare-port';
+import { userPath } from '@plant-store/test-kit/user-path';
 import { waitFor } from '@plant-store/test-kit/wait';
 import type { Browser, Page } from 'playwright-core';
 import { build, type Plugin } from 'vite';
@@ -110,9 +111,7 @@ async function startMock() {
   const child = spawn(
     join(consumer, 'node_modules/.bin/plant-store-mock'),
     ['--port', String(port), '--token', 'mock-token'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PATH: userPath() } },
   );
   const { output, exited } = collectOutput(child);
   let ended = false;

@@ -4,10 +4,11 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from '@plant-store/test-kit';
 import { collectOutput } from '@plant-store/test-kit/child-output';
+import { userPath } from '@plant-store/test-kit/user-path';
 import { waitFor } from '@plant-store/test-kit/wait';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -117,14 +118,9 @@ console.log(JSON.stringify([typeof createFakePlantStore().fetch, typeof createPl
     const help = await run('npx', ['--no-install', 'plant-store-mock', '--help'], { cwd: project });
     expect(help.stdout).toMatch(/^usage: plant-store-mock \[--port 4010\]/);
     // Started as a frontend team would, on a free port, then asked through the SDK and ended by SIGTERM.
-    // Its `#!/usr/bin/env node` finds the user's node: not pnpm's node_modules/.bin/node, a shell running node as its
-    // child (the suite under `pnpm test`), whose SIGTERM would end the shell and leave the mock running.
-    const path = [dirname(process.execPath), ...(process.env.PATH ?? '').split(':')]
-      .filter((entry) => !entry.includes('node_modules/.bin'))
-      .join(':');
     const child = spawn(join(project, 'node_modules/.bin/plant-store-mock'), ['--port', '0', '--token', 'kit-token'], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PATH: path },
+      env: { ...process.env, PATH: userPath() },
     });
     const { output } = collectOutput(child);
     const ended = new Promise<string>((resolve) =>
