@@ -1,7 +1,7 @@
 // The checks every answer gets, from the contract alone: a declared status, the expected one, no 5xx, the content
 // type, the schema, no undeclared field, the Error shape, and the headers the contract promises (WWW-Authenticate on
 // 401, Retry-After on 429 and 503, the Link form and target on a list).
-import { flattenAllOf, parseJsonExact } from '@plant-store/contract';
+import { charsetOf, flattenAllOf, isJsonCharset, parseJsonExact } from '@plant-store/contract';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ContractOperation, ResponseSpec, Schema } from './contract.js';
@@ -123,7 +123,7 @@ export function checkAnswer(
     const json = /^application\/json\s*(;|$)/i.test(type);
     const charset = charsetOf(type);
     // JSON is UTF-8 (RFC 8259): a client that believes another charset reads `Café` as `CafÃ©`.
-    const utf8 = charset === undefined || /^utf-?8$/i.test(charset);
+    const utf8 = isJsonCharset(charset);
     verdict(
       'content-type',
       !json
@@ -182,11 +182,6 @@ export function checkAnswer(
   const headerProblems = declared && responseHeaderProblems(declared, exchange.headers);
   if (headerProblems) verdict('response-headers-conformance', headerProblems.join('; ') || undefined);
   return body;
-}
-
-/** The charset parameter of a Content-Type value (quotes removed), when it has one. */
-export function charsetOf(type: string): string | undefined {
-  return /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1];
 }
 
 /** The first 120 characters of a body, quoted. */

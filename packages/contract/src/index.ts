@@ -27,6 +27,7 @@ export {
 export { BODY_LIMIT_BYTES, CONTRACT_METHODS, LIMITS, LINKS, OPERATIONS } from './generated/operations.js';
 export { SDK_OPERATIONS } from './generated/sdk-operations.js';
 export { INT64_MAX, INT64_MIN, INT64_RANGE_MESSAGE, INTEGER_TEXT, isInt64, toInt64 } from './int64.js';
+export { charsetOf, isJsonCharset } from './json-charset.js';
 export { flattenAllOf, HTTP_METHODS, type HttpMethod, type OperationEntry, operationsOf } from './openapi-walk.js';
 export type {
   BodyFacts,

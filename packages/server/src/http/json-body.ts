@@ -6,6 +6,8 @@ import {
   BODY_LIMIT_BYTES,
   BODY_NOT_UTF8_MESSAGE,
   callerText,
+  charsetOf,
+  isJsonCharset,
   JsonBodyError,
   parseJsonExact,
 } from '@plant-store/contract';
@@ -52,10 +54,13 @@ export function registerJsonBodyParser(app: FastifyInstance, operations: readonl
   const bodies = new Map(operations.map((operation) => [operation.operationId as string, operation.body]));
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers['content-type'] ?? '')?.[1];
-    if (charset !== undefined && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+    const charset = charsetOf(request.headers['content-type'] ?? '');
+    if (!isJsonCharset(charset)) {
       return done(
-        new ApiError(415, `the request body must be UTF-8 JSON; charset "${callerText(charset)}" is not accepted`),
+        new ApiError(
+          415,
+          `the request body must be UTF-8 JSON; charset "${callerText(charset ?? '')}" is not accepted`,
+        ),
       );
     }
     const bytes = body as Buffer;
