@@ -40,3 +40,4 @@ export {
   type PlantStore,
   type StoredPlant,
 } from './store/plant-store.js';
+export { effectApplied, unchanged, type Written } from './store/written.js';

@@ -9,6 +9,7 @@ import {
   type PlantStore,
   type StoredPlant,
 } from './plant-store.js';
+import { effectApplied, unchanged } from './written.js';
 
 const utf8 = new TextEncoder();
 
@@ -33,7 +34,11 @@ export function openMemoryPlants(): MemoryPlants {
   // first (a Map iterates in insertion order, and a key is moved to the end whenever it is written).
   const versions = new Map<string, number>();
   const keys = new Map<string, Map<string, KeptKey>>();
-  const touch = (owner: string) => versions.set(owner, (versions.get(owner) ?? 0) + 1);
+  // The engine's one effect call: a write's `true` answer is made here, so a write that skips it does not compile.
+  const touch = (owner: string) => {
+    versions.set(owner, (versions.get(owner) ?? 0) + 1);
+    return effectApplied();
+  };
   const live = (owner: string, key: string, now: number) => {
     const found = keys.get(owner)?.get(key);
     return found && found.at > now - IDEMPOTENCY_TTL_MS ? found : undefined;
@@ -56,10 +61,9 @@ export function openMemoryPlants(): MemoryPlants {
   };
   const create = (owner: string, plant: StoredPlant) => {
     const plants = owned(owner);
-    if (plants.has(plant.id)) return false;
+    if (plants.has(plant.id)) return unchanged(false);
     plants.set(plant.id, { ...plant });
-    touch(owner);
-    return true;
+    return touch(owner);
   };
   const sorted = (owner: string) => [...owned(owner).values()].sort((a, b) => ascending(a.id, b.id));
   return {
@@ -69,7 +73,7 @@ export function openMemoryPlants(): MemoryPlants {
       },
       async createOnce(owner, plant, claim) {
         const found = live(owner, claim.key, claim.now);
-        if (found) return { fingerprint: found.fingerprint, status: found.status, body: found.body };
+        if (found) return unchanged({ fingerprint: found.fingerprint, status: found.status, body: found.body });
         const created = create(owner, plant);
         keep(owner, claim.key, {
           fingerprint: claim.fingerprint,
@@ -92,9 +96,7 @@ export function openMemoryPlants(): MemoryPlants {
         };
       },
       async delete(owner, id) {
-        const deleted = owned(owner).delete(id);
-        if (deleted) touch(owner);
-        return deleted;
+        return owned(owner).delete(id) ? touch(owner) : unchanged(false);
       },
     },
     idempotency: {

@@ -2,6 +2,7 @@
 // sight. The server's Store (store.ts there) adds tokens, webhooks and the engine's life cycle to it; the SDK's
 // testing kit runs the handlers over the memory engine (memory-plants.ts). Ids are bigint throughout so no int64 is
 // ever rounded; engines store them as 64-bit integers.
+import type { Written } from './written.js';
 
 export interface StoredPlant {
   id: bigint;
@@ -62,26 +63,27 @@ export interface IdempotencyRepository {
   sweep(before: number, maxPerOwner: number, limit: number): Promise<number>;
 }
 
+/** Each write answers Written (written.ts): the only way to make its `true` is to apply the write's effect. */
 export interface PlantRepository {
   /**
    * Inserts the plant for `owner`, and in the same transaction whatever the engine keeps beside it (the server's
    * engines: one webhook delivery per matching subscription, the outbox). Returns false, and changes nothing, when
    * `owner` already has that id.
    */
-  create(owner: string, plant: StoredPlant): Promise<boolean>;
+  create(owner: string, plant: StoredPlant): Promise<Written<boolean>>;
   /**
    * The same with an Idempotency-Key `claim`: when the owner holds no live answer to the key, creates as `create`
    * does and keeps the answer (200 or 409) with the key in the same transaction, returning true or false. When the
    * key holds an answer already, changes nothing and returns that answer (the caller compares fingerprints).
    */
-  createOnce(owner: string, plant: StoredPlant, claim: IdempotencyClaim): Promise<boolean | KeptAnswer>;
+  createOnce(owner: string, plant: StoredPlant, claim: IdempotencyClaim): Promise<Written<boolean | KeptAnswer>>;
   /**
    * The owner's plants with id greater than `after` (or from the start), ascending by id. The database builds the
    * JSON itself: no per-row JavaScript objects on the hot read path.
    */
   list(owner: string, options: { limit: number; after?: bigint }): Promise<PlantPage>;
   /** Deletes the owner's plant. Returns false when the owner has no plant with that id. */
-  delete(owner: string, id: bigint): Promise<boolean>;
+  delete(owner: string, id: bigint): Promise<Written<boolean>>;
 }
 
 /** The part of a store the handlers run on. */

@@ -8,6 +8,7 @@
 // made V8 allocate a new table for the map each time, ~140 bytes a hot read that outlived the young generation and
 // filled the old one (measured: docs/performance.md and the report it links). The same cache, with another `sizeOf`,
 // holds the PostgreSQL store's tokens.
+import { effectApplied, type Written } from '@plant-store/core';
 import type { CacheStats, PlantPage } from '../store.js';
 import { type PlantChange, pageChangedBy, type WriteEffect } from './write-effect.js';
 
@@ -138,7 +139,7 @@ export class PageCache<Value = PlantPage> {
    * `from` that the effect cannot have altered (pageChangedBy) gets `to` (its content is the same, but its ETag must
    * move with every write, so a client holding the old tag gets the page again and the new tag); every other page
    * older than `to` is forgotten (it may miss this write, or one by another process between its version and `from`).
-   * Pages read after the write stay.
+   * Pages read after the write stay. Its answer is the write's (Written): an engine's write must come through here.
    */
   afterWrite(
     this: PageCache<PlantPage>,
@@ -147,9 +148,9 @@ export class PageCache<Value = PlantPage> {
     to: string,
     effect: WriteEffect,
     ids: readonly bigint[],
-  ): void {
+  ): Written<true> {
     const entries = this.#byOwner.get(owner);
-    if (!entries) return;
+    if (!entries) return effectApplied();
     const changed = (page: PlantPage, after: bigint | undefined) =>
       ids.some((id) => pageChangedBy(effect, id, page, after));
     // A Map may lose the entry being visited (#remove) without upsetting the iteration.
@@ -158,6 +159,7 @@ export class PageCache<Value = PlantPage> {
       else if (olderThan(entry.version!, to)) this.#remove(id);
     }
     if (this.#byOwner.has(owner)) this.#floors.set(owner, to);
+    return effectApplied();
   }
 
   /**

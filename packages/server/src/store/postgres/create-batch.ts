@@ -4,6 +4,7 @@
 // the same batch, is reported as not created. A create with an Idempotency-Key that repeats an earlier create's id or
 // key in the same batch waits for the next batch instead, so that its own answer is decided (and kept) by the database.
 
+import { unchanged, type Written } from '@plant-store/core';
 import type { IdempotencyClaim, StoredPlant } from '../store.js';
 
 /** What one batch statement did: the `owner\u0000id` keys it inserted, and the `owner\u0000key` keys it claimed. */
@@ -25,12 +26,15 @@ export interface BatchRow {
 /** Runs one batch statement; resolves with what it inserted and the keys it claimed. */
 export type InsertBatch = (rows: BatchRow[]) => Promise<BatchResult>;
 
+/** Applies the effect of a committed batch's creates of one owner's plants (`ids`, moving it to `version`). */
+export type ApplyCreates = (owner: string, ids: bigint[], version: string) => Written<true>;
+
 /**
  * A claimed create's outcome: created, not created (409), `'taken'` when the key held an answer already, or
  * `'raced'` when the key was kept with 200 but a create committed meanwhile took the id (the kept answer must become
  * the 409 it really was).
  */
-export type BatchOutcome = boolean | 'taken' | 'raced';
+export type BatchOutcome = Written<boolean> | 'taken' | 'raced';
 
 interface Pending {
   owner: string;
@@ -44,18 +48,20 @@ export const rowKey = (owner: string, id: bigint | string) => `${owner}\u0000${i
 
 export class CreateBatch {
   readonly #insert: InsertBatch;
+  readonly #apply: ApplyCreates;
   readonly #maxBatch: number;
   #queue: Pending[] = [];
   #scheduled = false;
 
-  constructor(insert: InsertBatch, maxBatch = 256) {
+  constructor(insert: InsertBatch, apply: ApplyCreates, maxBatch = 256) {
     this.#insert = insert;
+    this.#apply = apply;
     this.#maxBatch = maxBatch;
   }
 
   /** Resolves true once the row is committed, false when the owner already has that id. */
-  create(owner: string, plant: StoredPlant): Promise<boolean> {
-    return this.#enqueue(owner, plant, undefined) as Promise<boolean>;
+  create(owner: string, plant: StoredPlant): Promise<Written<boolean>> {
+    return this.#enqueue(owner, plant, undefined) as Promise<Written<boolean>>;
   }
 
   /** The same, keeping the answer with `claim`'s key; `'taken'` when the key already held an answer. */
@@ -99,11 +105,18 @@ export class CreateBatch {
     }
     const rows = [...first.values()];
     this.#insert(rows.map(({ owner, plant, claim }) => ({ owner, plant, claim }))).then(
-      ({ inserted, claimed }) => {
+      ({ inserted, claimed, versions }) => {
+        // The new plants reach the caches as soon as the batch has committed, before any of its creates is answered.
+        const ids = new Map<string, bigint[]>();
+        for (const { owner, plant } of rows) {
+          if (inserted.has(rowKey(owner, plant.id))) ids.set(owner, [...(ids.get(owner) ?? []), plant.id]);
+        }
+        const written = new Map<string, Written<true>>();
+        for (const [owner, created] of ids) written.set(owner, this.#apply(owner, created, versions.get(owner)!));
         for (const item of batch) {
           if (deferred.has(item)) continue;
           const key = rowKey(item.owner, item.plant.id);
-          const created = first.get(key) === item && inserted.has(key);
+          const created = (first.get(key) === item && inserted.has(key) && written.get(item.owner)) || unchanged(false);
           if (item.claim) {
             const kept = claimed.get(rowKey(item.owner, item.claim.key));
             item.resolve(kept === undefined ? 'taken' : kept === 200 && !created ? 'raced' : created);

@@ -4,6 +4,7 @@
 // version unchanged, token records while the change feed is live; creates are group-committed (create-batch.ts);
 // every write NOTIFYs the other instances in its own transaction.
 import { randomBytes } from 'node:crypto';
+import { unchanged } from '@plant-store/core';
 import pg from 'pg';
 import type { RunLog } from '../../failure-run.js';
 import { FailureRun } from '../../failure-run.js';
@@ -20,7 +21,7 @@ import {
 } from '../store.js';
 import { type TokenRow, toTokenRecord } from '../token-row.js';
 import { ChangeFeed, channelFor, encodeChange, notifyPrefix } from './change-feed.js';
-import { CreateBatch, rowKey } from './create-batch.js';
+import { CreateBatch } from './create-batch.js';
 import { TRIM_OLDEST_KEYS } from './idempotency-bound.js';
 import { qualifyTables, quoteIdent } from './identifier.js';
 import { postgresMigrations } from './migrations.js';
@@ -328,9 +329,8 @@ export function openPostgresStore({
   const cachedToken = (secretHash: Buffer) => (feedLive() ? tokens.get('', secretHash.toString('latin1')) : undefined);
   // This instance's own writes forget only the pages they may alter, and move the others' version when no other write
   // came between (each created or deleted plant moves its owner's version by one).
-  const changedLocally = (owner: string, effect: WriteEffect, ids: readonly bigint[], version: string) => {
+  const changedLocally = (owner: string, effect: WriteEffect, ids: readonly bigint[], version: string) =>
     pages.afterWrite(owner, String(BigInt(version) - BigInt(ids.length)), version, effect, ids);
-  };
 
   // Creates group-committed with their webhook events (outbox.ts): one statement, one commit per batch.
   const outbox = createPostgresOutbox(query, async (work) => {
@@ -369,16 +369,10 @@ export function openPostgresStore({
       client.release(broken);
     }
   });
-  // A batch's new plants update the caches as soon as it has committed, before any of its creates is answered.
-  const creates = new CreateBatch(async (rows) => {
-    const result = await outbox.createBatchWithEvents(rows, channel, notifyPrefix(origin));
-    const created = new Map<string, bigint[]>();
-    for (const { owner, plant } of rows) {
-      if (result.inserted.has(rowKey(owner, plant.id))) created.set(owner, [...(created.get(owner) ?? []), plant.id]);
-    }
-    for (const [owner, ids] of created) changedLocally(owner, 'create', ids, result.versions.get(owner)!);
-    return result;
-  });
+  const creates = new CreateBatch(
+    (rows) => outbox.createBatchWithEvents(rows, channel, notifyPrefix(origin)),
+    (owner, ids, version) => changedLocally(owner, 'create', ids, version),
+  );
 
   return {
     kind: 'postgres',
@@ -399,11 +393,11 @@ export function openPostgresStore({
               claim.key,
               claim.conflict,
             ]);
-            return false;
+            return unchanged(false);
           }
           const kept = await query<KeptAnswer>(FIND_KEY, [owner, claim.key]);
           // Gone when a sweep removed it between the two statements: claim it again.
-          if (kept.rows[0]) return kept.rows[0];
+          if (kept.rows[0]) return unchanged(kept.rows[0]);
         }
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
@@ -444,9 +438,7 @@ export function openPostgresStore({
           notifyPrefix(origin),
         ]);
         const version = result.rows[0]?.version;
-        if (version === undefined) return false;
-        changedLocally(owner, 'delete', [id], version);
-        return true;
+        return version === undefined ? unchanged(false) : changedLocally(owner, 'delete', [id], version);
       },
     },
     tokens: {

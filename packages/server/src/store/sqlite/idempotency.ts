@@ -14,9 +14,9 @@ export interface SqliteIdempotency {
   bump(owner: string, changed: boolean, keys: number): string;
   /**
    * Inside a write: the key's live answer when it has one (nothing changes), else runs `create` and keeps its answer
-   * with the key, in one savepoint. Returns what `create` returned, or the kept answer.
+   * with the key, in one savepoint (truthy: it created). Returns what `create` returned, or the kept answer.
    */
-  createOnce(owner: string, claim: IdempotencyClaim, create: () => boolean): boolean | KeptAnswer;
+  createOnce<Created>(owner: string, claim: IdempotencyClaim, create: () => Created): Created | KeptAnswer;
   readonly repository: IdempotencyRepository;
 }
 
@@ -83,23 +83,21 @@ export function createSqliteIdempotency(
     return { answer: { fingerprint: row.fingerprint, status: row.status, body: row.body }, expired: false };
   };
 
-  const createOnce = db.transaction(
-    (owner: string, claim: IdempotencyClaim, create: () => boolean): boolean | KeptAnswer => {
-      const { answer, expired } = live(owner, claim.key, claim.now);
-      if (answer) return answer;
-      const created = create();
-      const status = created ? 200 : 409;
-      keep(
-        owner,
-        claim.key,
-        { fingerprint: claim.fingerprint, status, body: created ? claim.created : claim.conflict },
-        claim.now,
-      );
-      // `create` moved the version when it created; the count of kept keys grows unless an expired one was reused.
-      if (!expired) countNewKey(owner, claim.key);
-      return created;
-    },
-  );
+  const createOnce = db.transaction((owner: string, claim: IdempotencyClaim, create: () => unknown): unknown => {
+    const { answer, expired } = live(owner, claim.key, claim.now);
+    if (answer) return answer;
+    const created = create();
+    const status = created ? 200 : 409;
+    keep(
+      owner,
+      claim.key,
+      { fingerprint: claim.fingerprint, status, body: created ? claim.created : claim.conflict },
+      claim.now,
+    );
+    // `create` moved the version when it created; the count of kept keys grows unless an expired one was reused.
+    if (!expired) countNewKey(owner, claim.key);
+    return created;
+  });
 
   const repository: IdempotencyRepository = {
     async remember(owner, key, answer, now) {
@@ -145,5 +143,11 @@ export function createSqliteIdempotency(
     },
   };
 
-  return { bump, createOnce, repository };
+  return {
+    bump,
+    // better-sqlite3's transaction types drop the type parameter: the transaction returns what create did, or the key's.
+    createOnce: <Created>(owner: string, claim: IdempotencyClaim, create: () => Created) =>
+      createOnce(owner, claim, create) as Created | KeptAnswer,
+    repository,
+  };
 }

@@ -19,9 +19,10 @@ import type { ClaimedDelivery, StoredPlant, WebhookRepository } from '../store.j
 export interface SqliteOutbox {
   /**
    * Runs `insertPlant` and, when it inserted, queues the event for every matching subscription, in one transaction
-   * (a savepoint inside a group commit's batch): both happen or neither. Returns what `insertPlant` returned.
+   * (a savepoint inside a group commit's batch): both happen or neither. Returns what `insertPlant` returned (truthy:
+   * it inserted).
    */
-  createWithEvent(owner: string, plant: StoredPlant, insertPlant: () => boolean): boolean;
+  createWithEvent<Inserted>(owner: string, plant: StoredPlant, insertPlant: () => Inserted): Inserted;
   /** After the commit of `createWithEvent`: wakes this process's delivery worker if anything was queued. */
   committed(): void;
   readonly repository: WebhookRepository;
@@ -33,8 +34,9 @@ export function createSqliteOutbox(
   statement: (sql: string) => Database.Statement,
 ): SqliteOutbox {
   const signal = new QueuedSignal();
-  const createWithEvent = db.transaction((owner: string, plant: StoredPlant, insertPlant: () => boolean) => {
-    if (!insertPlant()) return false;
+  const createWithEvent = db.transaction((owner: string, plant: StoredPlant, insertPlant: () => unknown) => {
+    const inserted = insertPlant();
+    if (!inserted) return inserted;
     const { eventId, payload } = newPlantEvent(plant);
     const now = Date.now();
     const queued = statement(
@@ -42,7 +44,7 @@ export function createSqliteOutbox(
        SELECT id, ?, ?, ?, ? FROM webhook_subscriptions WHERE enabled = 1 AND (subject IS NULL OR subject = ?)`,
     ).run(eventId, payload, now, now, owner);
     if (queued.changes > 0) signal.mark();
-    return true;
+    return inserted;
   });
 
   const repository: WebhookRepository = {
@@ -252,7 +254,9 @@ export function createSqliteOutbox(
   };
 
   return {
-    createWithEvent: (owner, plant, insertPlant) => createWithEvent(owner, plant, insertPlant),
+    // better-sqlite3's transaction types drop the type parameter: the transaction returns what insertPlant did.
+    createWithEvent: <Inserted>(owner: string, plant: StoredPlant, insertPlant: () => Inserted) =>
+      createWithEvent(owner, plant, insertPlant) as Inserted,
     committed: () => signal.committed(),
     repository,
   };

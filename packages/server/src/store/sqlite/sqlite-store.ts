@@ -5,6 +5,7 @@
 // forget what they may alter, and data_version catches commits by other processes sharing the file (`serve
 // --workers`, the CLI).
 import { statSync } from 'node:fs';
+import { type KeptAnswer, unchanged, type Written } from '@plant-store/core';
 import Database from 'better-sqlite3';
 import { PageCache } from '../cache/page-cache.js';
 import type { PlantChange, WriteEffect } from '../cache/write-effect.js';
@@ -31,8 +32,19 @@ interface FeedRow {
   created: bigint | null;
 }
 
-/** A change this process's write made, with the owner's version it moved to (decimal). */
+/** A change this process's write made, with the owner's version it moved to (decimal): what move() returns. */
 type Move = Omit<PlantChange, 'version'> & { version: string };
+
+const isMove = (answer: Move | false | KeptAnswer): answer is Move => answer !== false && 'effect' in answer;
+
+/**
+ * How the store runs a write of an owner's plants: `work` answers move()'s Move when it changed them, and the write
+ * answers Written<true> only through it (PageCache.afterWrite applies the Move once it committed).
+ */
+export type OwnWrite = <Other extends false | KeptAnswer>(
+  owner: string,
+  work: () => Move | Other,
+) => Promise<Written<true> | Written<Other>>;
 
 /** An owner another process wrote to: the version the feed moved it to, and the changes heard on the way. */
 interface Behind {
@@ -233,7 +245,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   const ownMove = (owner: string, version: string | bigint) => `${owner}\u0000${version}`;
   /**
    * Inside a write, the one call that names its effect: moves the owner's version, logs the change, and notes the
-   * version as this process's own; ownWrite applies the change to the owner's pages once it committed.
+   * version as this process's own. A changing write answers its Move, which ownWrite applies to the owner's pages.
    */
   const move = (owner: string, effect: WriteEffect, id: bigint): Move => {
     const version = idempotency.bump(owner, true, 0);
@@ -241,30 +253,29 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     uncommitted.push(ownMove(owner, version));
     return { effect, id, version };
   };
-  /**
-   * Runs a write of the owner's plants, applies the change `moved` heard to the owner's pages once it committed, then
-   * `answered`. A write refused after its move may have committed (a failed log sync): the owner is marked behind.
-   */
-  const ownWrite = async <T, R>(
-    owner: string,
-    work: (moved: (move: Move) => void) => T,
-    answered: (value: T) => R,
-  ): Promise<R> => {
+  // A write refused after its move may have committed (a failed log sync): the owner is marked behind.
+  const ownWrite: OwnWrite = async (owner, work) => {
     let made: Move | undefined;
     let refused = true;
     try {
-      const value = await write(() => {
+      const answer = await write(() => {
         const mark = uncommitted.length;
         try {
-          return work((move) => (made = move));
+          const answer = work();
+          made = isMove(answer) ? answer : undefined;
+          return answer;
         } catch (error) {
           uncommitted.length = mark;
           throw error;
         }
       });
       refused = false;
-      if (made) pages.afterWrite(owner, before(owner, made.version), made.version, made.effect, [made.id]);
-      return answered(value);
+      if (!isMove(answer)) return unchanged(answer);
+      const { effect, id, version } = answer;
+      const written = pages.afterWrite(owner, before(owner, version), version, effect, [id]);
+      // Wakes this process's delivery worker when the write queued webhook events (a create's).
+      outbox.committed();
+      return written;
     } finally {
       if (made) {
         ownMoves.delete(ownMove(owner, made.version));
@@ -275,17 +286,17 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       }
     }
   };
-  // The plant, its webhook events and the owner's new version, in one savepoint of the write's transaction; `moved`
-  // hears the change when the plant was new.
-  const insertWithEvent = (owner: string, plant: StoredPlant, moved: (move: Move) => void): boolean => {
+  // The plant, its webhook events and the owner's new version, in one savepoint of the write's transaction; its Move
+  // when the plant was new.
+  const insertWithEvent = (owner: string, plant: StoredPlant): Move | false => {
     const insert = statement(
       'INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT (owner, id) DO NOTHING',
     );
-    return outbox.createWithEvent(owner, plant, () => {
-      const inserted = insert.run(owner, plant.id, plant.name, plant.tag ?? null).changes === 1;
-      if (inserted) moved(move(owner, 'create', plant.id));
-      return inserted;
-    });
+    return outbox.createWithEvent(
+      owner,
+      plant,
+      () => insert.run(owner, plant.id, plant.name, plant.tag ?? null).changes === 1 && move(owner, 'create', plant.id),
+    );
   };
   /**
    * Brings the owner's cached pages up to `to`, a committed version of the owner's: from the changes the feed brought
@@ -325,24 +336,10 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     kind: 'sqlite',
     plants: {
       create(owner, plant) {
-        return ownWrite(
-          owner,
-          (moved) => insertWithEvent(owner, plant, moved),
-          (created) => {
-            if (created) outbox.committed();
-            return created;
-          },
-        );
+        return ownWrite(owner, () => insertWithEvent(owner, plant));
       },
       createOnce(owner, plant, claim) {
-        return ownWrite(
-          owner,
-          (moved) => idempotency.createOnce(owner, claim, () => insertWithEvent(owner, plant, moved)),
-          (outcome) => {
-            if (outcome === true) outbox.committed();
-            return outcome;
-          },
-        );
+        return ownWrite(owner, () => idempotency.createOnce(owner, claim, () => insertWithEvent(owner, plant)));
       },
       async list(owner, { limit, after }): Promise<PlantPage> {
         fresh();
@@ -375,12 +372,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
         const remove = statement('DELETE FROM plants WHERE owner = ? AND id = ?');
         return ownWrite(
           owner,
-          db.transaction((moved: (move: Move) => void) => {
-            if (remove.run(owner, id).changes !== 1) return false;
-            moved(move(owner, 'delete', id));
-            return true;
-          }),
-          (removed) => removed,
+          db.transaction(() => remove.run(owner, id).changes === 1 && move(owner, 'delete', id)),
         );
       },
     },
