@@ -3,7 +3,7 @@
 // handlers, the store's methods on each engine, the update's effect on cached pages) and their tests; then `pnpm gen`,
 // the type check and those tests run in the copy. docs/contract-changes.md lists the same files.
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -66,6 +66,37 @@ describe('a new operation (getPlant, updatePlant) rehearsed on a copy of the tre
     await pnpm('gen');
     await pnpm('build');
     await pnpm('typecheck');
+  }, 900_000);
+
+  it("fails to compile, naming the engine, when an update's effect call is left out of any engine", async () => {
+    // The update's one call naming its effect, on each engine, and what it becomes without it.
+    const skips = [
+      [
+        'packages/core/src/store/memory-plants.ts',
+        'plants.set(plant.id, { ...plant });\n        return touch(owner);',
+        'plants.set(plant.id, { ...plant });\n        return true;',
+      ],
+      ['packages/server/src/store/sqlite/sqlite-store.ts', " &&\n              move(owner, 'update', plant.id)", ''],
+      [
+        'packages/server/src/store/postgres/postgres-store.ts',
+        "changedLocally(owner, 'update', [plant.id], version)",
+        'true',
+      ],
+    ] as const;
+    const originals = skips.map(([file]) => readFileSync(join(tree, file), 'utf8'));
+    try {
+      skips.forEach(([file, call, without], index) => {
+        expect(originals[index], file).toContain(call);
+        writeFileSync(join(tree, file), originals[index]!.replace(call, without));
+      });
+      const failed = await inTree(join(tree, 'node_modules/.bin/tsc'), ['-b']).then(
+        () => undefined,
+        (error: { stdout?: string }) => error.stdout ?? '',
+      );
+      for (const [file] of skips) expect(failed, file).toContain(file);
+    } finally {
+      for (const [index, [file]] of skips.entries()) writeFileSync(join(tree, file), originals[index]!);
+    }
   }, 900_000);
 
   /** Runs the copy's vitest on `projects` (and `files`, else every file of them); its JSON report's counts. */

@@ -243,6 +243,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   };
 
   const ownMove = (owner: string, version: string | bigint) => `${owner}\u0000${version}`;
+  /** The move of the write running now (writes run one at a time, synchronously), even one whose work then threw. */
+  let lastMove: Move | undefined;
   /**
    * Inside a write, the one call that names its effect: moves the owner's version, logs the change, and notes the
    * version as this process's own. A changing write answers its Move, which ownWrite applies to the owner's pages.
@@ -251,7 +253,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     const version = idempotency.bump(owner, true, 0);
     changes.record(owner, version, effect, id);
     uncommitted.push(ownMove(owner, version));
-    return { effect, id, version };
+    lastMove = { effect, id, version };
+    return lastMove;
   };
   // A write refused after its move may have committed (a failed log sync): the owner is marked behind.
   const ownWrite: OwnWrite = async (owner, work) => {
@@ -260,13 +263,14 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     try {
       const answer = await write(() => {
         const mark = uncommitted.length;
+        lastMove = undefined;
         try {
-          const answer = work();
-          made = isMove(answer) ? answer : undefined;
-          return answer;
+          return work();
         } catch (error) {
           uncommitted.length = mark;
           throw error;
+        } finally {
+          made = lastMove;
         }
       });
       refused = false;
