@@ -1,13 +1,9 @@
 // PostgreSQL schema migrations, applied in order, each in its own transaction, recorded in schema_migrations.
 // They mirror ../sqlite/migrations.ts: same tables, same keys, same version numbers.
 
-export interface PostgresMigration {
-  version: number;
-  description: string;
-  sql: string;
-}
+import type { Migration } from '../migration.js';
 
-export const postgresMigrations: readonly PostgresMigration[] = [
+export const postgresMigrations: readonly Migration[] = [
   {
     version: 1,
     description: 'plants owned by principals, and hashed bearer tokens',

@@ -1,13 +1,9 @@
 // SQLite schema migrations, applied in order, each in its own transaction, recorded in schema_migrations.
 // ../postgres/migrations.ts mirrors them: same tables, same keys, same version numbers.
 
-export interface SqliteMigration {
-  version: number;
-  description: string;
-  sql: string;
-}
+import type { Migration } from '../migration.js';
 
-export const sqliteMigrations: readonly SqliteMigration[] = [
+export const sqliteMigrations: readonly Migration[] = [
   {
     version: 1,
     description: 'plants owned by principals, and hashed bearer tokens',
