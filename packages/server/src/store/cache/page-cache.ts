@@ -1,13 +1,6 @@
-// The stores' cache of plant pages, by owner and (limit, cursor): a page is built once and answered from memory
-// until a change to that owner's plants could alter it (pageChangedBy in write-effect.ts: a create or delete after
-// the page's last plant leaves a full page as it was, which keeps a busy owner's pages cached while it adds plants).
-// Clients choose `limit` and forge cursors freely, so the cache is bounded in bytes (PAGE_CACHE_BYTES), not in
-// entries, and evicts as CLOCK does (second chance, an approximation of least
-// recently used): pages go in the order they were cached, except that a page used since it was last passed over is
-// passed over once more. A hit only marks its entry: moving it to the end of the map (delete, then set) on every hit
-// made V8 allocate a new table for the map each time, ~140 bytes a hot read that outlived the young generation and
-// filled the old one (measured: docs/performance.md and the report it links). The same cache, with another `sizeOf`,
-// holds the PostgreSQL store's tokens.
+// The stores' cache of plant pages, by owner and (limit, cursor), kept until a write could alter a page (pageChangedBy
+// in write-effect.ts). Bounded in bytes (clients choose limit and cursor), evicted as CLOCK does; a hit only marks its
+// entry, since reordering the Map on each hit allocated. It holds the PostgreSQL store's tokens too.
 import { effectApplied, type Written } from '@plant-store/core';
 import type { CacheStats, PlantPage } from '../store.js';
 import { type PlantChange, pageChangedBy, type WriteEffect } from './write-effect.js';
@@ -31,13 +24,7 @@ interface Entry<Value> {
   owner: string;
   /** The value as last handed out; a page's `version` may lag `version` below until the next get. */
   page: Value;
-  /**
-   * The page's current version (a write that cannot have altered it moves it on: afterWrite), undefined for a value
-   * with none. A page object with it is made on the next get, not at each write: under the mixed workload (one create
-   * in ten over 40 owners with 91 page sizes each) a page is moved on about ten times for each time it is read, and
-   * the writes' passes over their owners' pages, an object and a lookup per kept page, were 9% of the PostgreSQL
-   * service's CPU in a `perf` profile (4.5% without them), with the write barriers and scavenges the objects brought.
-   */
+  /** The page's current version (afterWrite moves it on); the page object gets it at the next get, not at each write. */
   version: string | undefined;
   bytes: number;
   /** The cursor the page starts after, for pageChangedBy. */
@@ -51,12 +38,7 @@ export class PageCache<Value = PlantPage> {
   readonly #pages = new Map<string, Entry<Value>>();
   /** Each owner's entries (the same objects as in #pages), by id: a write visits its owner's pages without a lookup. */
   readonly #byOwner = new Map<string, Map<string, Entry<Value>>>();
-  /**
-   * Per owner with cached pages, a version no cached page of that owner is older than, where one is known: the
-   * version the last write or catch-up brought them to (afterWrite, replay), lowered by an older page cached
-   * since. oldestVersion answers from it in O(1); without it each owner check after another process's commit walked
-   * the owner's pages (4.5% of a worker's CPU under the mixed workload with two workers).
-   */
+  /** Per owner, a version no cached page of the owner's is older than, where known: oldestVersion in O(1). */
   readonly #floors = new Map<string, string>();
   readonly #maxBytes: number;
   readonly #sizeOf: (value: Value) => number;
@@ -135,11 +117,8 @@ export class PageCache<Value = PlantPage> {
   }
 
   /**
-   * After a write that moved the owner's data version from `from` to `to` by `effect` on the plants `ids`: a page at
-   * `from` that the effect cannot have altered (pageChangedBy) gets `to` (its content is the same, but its ETag must
-   * move with every write, so a client holding the old tag gets the page again and the new tag); every other page
-   * older than `to` is forgotten (it may miss this write, or one by another process between its version and `from`).
-   * Pages read after the write stay. Its answer is the write's (Written): an engine's write must come through here.
+   * After a write moved the owner's version from `from` to `to` by `effect` on `ids`: a page at `from` it cannot have
+   * altered gets `to` (its ETag must move), every other older page is forgotten. Its answer is the write's (Written).
    */
   afterWrite(
     this: PageCache<PlantPage>,
@@ -163,12 +142,8 @@ export class PageCache<Value = PlantPage> {
   }
 
   /**
-   * Brings the owner's pages older than `to`, the owner's version, up to it in one pass: `changes` are the owner's
-   * writes in version order (each made the version before it one newer), the first possibly later than a page's
-   * version where the log no longer holds older ones. A page is kept, with version `to`, when every change from its
-   * own version to `to` is listed and none of them can have altered it (pageChangedBy); every other older page is
-   * forgotten. The same outcome as afterWrite once per change and forgetting what is still older, which passed over
-   * the owner's pages once per change, calling a closure per change and page.
+   * Brings the owner's pages older than `to` up to it in one pass over `changes` (the owner's writes in version order):
+   * a page is kept at `to` when every change since its version is listed and none can have altered it, else forgotten.
    */
   replay(this: PageCache<PlantPage>, owner: string, changes: readonly PlantChange[], to: bigint): void {
     const entries = this.#byOwner.get(owner);
@@ -206,8 +181,7 @@ export class PageCache<Value = PlantPage> {
    * catch-up set (every page it kept has that version or a newer one); undefined when none is cached.
    */
   oldestVersion(this: PageCache<PlantPage>, owner: string): bigint | undefined {
-    // Versions are decimal strings of non-negative integers, compared as text, not as BigInt: this runs on every
-    // write and every owner check (a profile of two workers found 3.6% of a worker's CPU in BigInt conversions here).
+    // Versions are compared as decimal text, not as BigInt: this runs on every write and every owner check.
     const entries = this.#byOwner.get(owner);
     if (!entries) return undefined;
     let oldest = this.#floors.get(owner);

@@ -5,13 +5,9 @@
 import { MAX_IDEMPOTENCY_KEYS_PER_PRINCIPAL } from '@plant-store/core';
 
 /**
- * CTEs to follow a `claimed` CTE (the idempotency_keys rows the statement inserted or overwrote, RETURNING owner,
- * key and `reused`, true for an expired key overwritten): `trimmed` deletes, per owner that now holds more keys than
- * the bound, that many of its oldest keys (not those just written) and returns one row (owner) per key deleted; the
- * statement subtracts them from owner_versions.idempotency_keys where it adds the new ones. Under the bound it costs
- * one primary-key read of owner_versions per owner; at the bound, one short range of the (owner, created_at) index.
- * The count read is the statement's snapshot: two writers racing at the bound may leave the owner a key or two over
- * it, which its next write removes (the count itself stays exact: only deleted rows are subtracted).
+ * CTEs to follow a `claimed` CTE (the rows it inserted or overwrote, RETURNING owner, key and `reused`): `trimmed`
+ * deletes each over-bound owner's oldest keys but those just written, one row per key. Writers racing at the bound may
+ * leave an owner a key over it until its next write; the count stays exact.
  */
 export const TRIM_OLDEST_KEYS = `over AS (
     SELECT c.owner, array_agg(c.key) AS written,

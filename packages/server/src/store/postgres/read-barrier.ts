@@ -1,11 +1,6 @@
-// The PostgreSQL store's read barrier: before a cached page is answered, its owner's version (owner_versions, moved
-// by every create and delete in its own transaction) is read from the database, so a write acknowledged by any
-// process or instance is seen by the very next list. A request only trusts a check sent after it asked (one already
-// sent may have read the database before the write its client just saw acknowledged). The checks are batched by
-// event-loop turn: the first request of a turn schedules one check for after the turn's I/O (setImmediate), which
-// answers every owner the turn's requests asked for. A check never waits for the one before it (the store pipelines
-// them on one connection): waiting made the requests of a turn that began while a check was in flight wait for that
-// one's answer and then a whole round trip more.
+// The PostgreSQL store's read barrier: a cached page is answered once its owner's version, read by a check sent after
+// the request asked, is unchanged, so any instance's acknowledged write is seen by the next list. Checks are batched
+// per event-loop turn and pipelined on one connection, never waiting for the one before.
 
 /** Reads the current versions of `owners`; an owner missing from the answer has version '0'. */
 export type ReadVersions = (owners: readonly string[]) => Promise<Map<string, string>>;

@@ -1,13 +1,6 @@
-// Group commit for SQLite writes: writes that arrive in the same turn of the event loop share one transaction,
-// so one fsync acknowledges many requests. Each write still resolves only after its commit is durable: with
-// `durable` given (the store's file connections), the transaction commits without an fsync (synchronous=NORMAL: its
-// log frames reach the OS at once) and `durable` then fsyncs the log on a thread of its own (log-sync.ts: never waited
-// for on the event loop, which goes on serving reads meanwhile, and the next batch commits while this one's fsync
-// runs); the batch is answered once it returns.
-// The write lock is never waited for on the event loop: SQLite's busy handler sleeps in the calling thread (1, 2, 5,
-// 10 ms ... up to busy_timeout), which with `serve --workers N` on one file stalled every request of a process while
-// another held the lock. A batch that finds the lock taken is tried again from a timer, its writes waiting no longer
-// than the connection's busy_timeout in all (then 503), while the process goes on serving reads.
+// Group commit for SQLite writes: the writes of one event-loop turn share one transaction, each answered once its
+// batch is durable (`durable`: log-sync.ts). A batch that finds the write lock taken is retried from a timer, never in
+// SQLite's busy handler, which sleeps on the event loop.
 import type { Database } from 'better-sqlite3';
 import { StoreUnavailableError } from '../store.js';
 

@@ -1,21 +1,6 @@
-// Makes the SQLite store's commits durable. The store's connection commits with synchronous=NORMAL, which writes a
-// transaction's frames to the write-ahead log without an fsync; an fdatasync of the log then makes everything
-// committed before it durable, as synchronous=FULL would have.
-//
-// The fdatasync runs on a thread of its own and the event loop never waits for it: each request, as it begins, looks
-// at the thread's progress in shared memory (poll) and answers the batches it has synced, so a batch committed in one
-// turn of the event loop is answered early in the next one, within a request's time of its sync returning; with no
-// request coming, the thread's message after each sync answers it. Left to libuv's thread pool, a sync was noticed
-// only at the next poll of the loop's descriptors, a turn or two later (the next poll phase had started before the
-// sync returned), and a create crossed two to three turns where a read crossed none; on the mixed workload (one create
-// in ten) the creates made the p99. Waiting for the sync on the loop instead (Atomics.wait, at most 1 ms) answered a
-// batch in its own turn, but a CPU profile of the mixed workload (server pinned to one core) had 11.8% of the loop's
-// samples in that wait, against 5.4% in asking for the sync now (the thread's fdatasync, kernel time on the same
-// core). Atomics.waitAsync in place of the message lost wake-ups when many processes ran at once: syncs never answered.
-//
-// The log is the same inode for as long as the store's connection is open (SQLite truncates it in place and deletes
-// it only when the last connection closes); the thread re-opens it should the path ever name another file, so a
-// sync never lands on a log SQLite no longer writes.
+// Makes the SQLite store's commits durable: its connection commits with synchronous=NORMAL, and an fdatasync of the
+// log on a thread of its own, never waited for on the event loop, makes them as durable as FULL; requests poll the
+// thread's progress, so a batch is answered within a request of its sync. The thread re-opens a log that moved.
 import { Worker } from 'node:worker_threads';
 
 // Shared words (BigInt64: sequence numbers never wrap): the last batch asked for, the last synced (every batch up

@@ -1,11 +1,6 @@
-// A cheaper first look than `PRAGMA data_version` for a commit by another connection. data_version opens a read
-// transaction, which in WAL mode takes and drops a read lock on the -shm file (two fcntl calls) and runs a statement:
-// ~2.3 us alone and 5-10 us per request in a loaded server, the largest part of what a cached SQLite read cost beyond a
-// PostgreSQL one. Every commit in WAL mode, by any connection of any process, rewrites the wal-index header (the -shm
-// file's first 96 bytes: two copies of the 48-byte header whose iChange counts write transactions, see
-// https://sqlite.org/walformat.html) before the commit returns; one read of those bytes (one pread, ~0.8 us) tells
-// whether anything can have committed since the last look. Bytes equal to the last look's mean no commit since then;
-// any difference (a commit, a checkpoint, a read torn by a writer) sends the caller to data_version, as before.
+// A cheaper first look than `PRAGMA data_version` (a read transaction, two fcntl calls) for another connection's
+// commit: every WAL commit rewrites the wal-index header (the -shm file's first 96 bytes, sqlite.org/walformat.html),
+// so one pread tells whether anything can have committed; any difference sends the caller to data_version.
 import { closeSync, openSync, readSync } from 'node:fs';
 
 const HEADER_BYTES = 96;

@@ -1,14 +1,6 @@
-// Keeps the SQLite write-ahead log small without ever checkpointing on the event loop. A checkpoint copies the log's
-// pages into the database file and fsyncs both; run by the serving connection (SQLite's automatic checkpoint, every
-// 1,000 pages, inside whichever commit crosses the mark) it stalled every request of the process for as long as the
-// disk took. So the serving connection never checkpoints (wal_autocheckpoint = 0): a worker thread with its own
-// connection does, PASSIVE (never blocking anyone) within a second of a commit, and once the writer has been
-// idle for a moment TRUNCATE (empties the log; tried again later while a reader still pins it), never waiting on a
-// lock. A reader that holds an old snapshot (a long query, or the `.backup` docs/deployment.md shows) stops checkpoints from
-// restarting the log, so it grows while writes go on; journal_size_limit cuts it back whenever one restarts it.
-// The cut is made by the write that restarts the log, on the event loop: freeing a file's blocks took 3-19 ms on
-// ext4 when a 4 MiB limit cut back the 15-44 MB the log reached between checkpoints under the mixed workload, so the
-// limit sits above that and only cuts back a log a pinned reader let grow.
+// Keeps the SQLite write-ahead log small without checkpointing on the event loop (a checkpoint's fsyncs stalled every
+// request): a worker thread checkpoints PASSIVE after commits and TRUNCATE when idle; journal_size_limit cuts back a
+// log that a reader holding an old snapshot let grow.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
