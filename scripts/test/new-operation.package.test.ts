@@ -1,7 +1,8 @@
 // What a new operation takes, rehearsed: a copy of this tree gains getPlant (GET /plants/{id}) and updatePlant
 // (PUT /plants/{id}) from fixtures/get-and-update-plant.patch, every hand-written edit they need (the contract, their
 // handlers, the store's methods on each engine, the update's effect on cached pages) and their tests; then `pnpm gen`,
-// the type check and those tests run in the copy. docs/contract-changes.md lists the same files.
+// the type check (and its failure with an engine's effect call left out) and those tests run in the copy.
+// docs/contract-changes.md lists the same files.
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
