@@ -16,19 +16,15 @@ async function dropDuplicateSourceMapComments(): Promise<void> {
 }
 
 // ESM + CommonJS with declarations, one entry per public subpath: `.` (the client), `./testing` (the fake service,
-// kept out of production bundles) and `./tanstack` (TanStack Query options), and the `plant-store-mock` bin. The contract's generated types are
+// kept out of production bundles) and `./tanstack` (TanStack Query options). The contract's generated types are
 // inlined so the published .d.ts files do not point at the private @plant-store/contract package, whose run-time
 // code (the int64 bounds; for the testing kit the operation facts and request rules) is bundled, as is the private
 // @plant-store/core's (the service's handlers and memory engine, for the testing kit alone): neither is ever a
 // dependency of the published package. openapi-fetch and @tanstack/query-core stay external.
-export default defineConfig({
-  // plant-store-mock: the mock server's bin, for Node (its node: imports stay imports); no declarations, no export.
-  entry: {
-    index: 'src/index.ts',
-    testing: 'src/testing/index.ts',
-    tanstack: 'src/tanstack.ts',
-    'plant-store-mock': 'bin/plant-store-mock.ts',
-  },
+// The `plant-store-mock` bin is a second build: ESM for Node only (its node: imports stay imports), no declarations.
+// Neither cleans dist/ (the two run at once): the package's build script empties it first.
+const library = defineConfig({
+  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', tanstack: 'src/tanstack.ts' },
   format: ['esm', 'cjs'],
   dts: {
     entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', tanstack: 'src/tanstack.ts' },
@@ -43,7 +39,7 @@ export default defineConfig({
       },
     },
   },
-  clean: true,
+  clean: false,
   sourcemap: true,
   target: 'es2022',
   platform: 'neutral',
@@ -55,3 +51,17 @@ export default defineConfig({
   treeshake: true,
   onSuccess: dropDuplicateSourceMapComments,
 });
+
+export default [
+  library,
+  defineConfig({
+    entry: { 'plant-store-mock': 'bin/plant-store-mock.ts' },
+    format: ['esm'],
+    clean: false,
+    sourcemap: true,
+    target: 'es2022',
+    platform: 'node',
+    external: ['openapi-fetch', /^node:/],
+    splitting: false,
+  }),
+];

@@ -52,6 +52,9 @@ describe('the packed SDK', () => {
     for (const entry of ['testing', 'tanstack']) {
       for (const suffix of ['js', 'cjs', 'd.ts', 'd.cts']) expect(files).toContain(`package/dist/${entry}.${suffix}`);
     }
+    // The mock bin is ESM for Node alone: no CommonJS copy nobody can run.
+    expect(files).toContain('package/dist/plant-store-mock.js');
+    expect(files.filter((file) => file.includes('plant-store-mock.cjs'))).toEqual([]);
     expect(files).toContain('package/README.md');
     expect(files).toContain('package/CHANGELOG.md');
     expect(files.filter((file) => file.includes('/src/') || file.includes('/test/'))).toEqual([]);
