@@ -6,11 +6,12 @@ import { availableParallelism } from 'node:os';
 // A server sizes its memory itself, with flags V8 and glibc read only at start-up, so `serve` re-executes its process
 // (same pid, so supervisors and signals are unaffected) with those NODE_OPTIONS or the command line do not already
 // set; docs/benchmarks.md has the figures.
-// - A 16 MB semi-space: left alone, V8 on Node 24 grows each semi-space to 64 MB under load (a 128 MB young
-//   generation), while requests' garbage dies young and fits in far less. 2 MB (the earlier choice) promoted the
+// - An 8 MB semi-space: left alone, V8 on Node 24 grows each semi-space to 64 MB under load (a 128 MB young
+//   generation), while requests' garbage dies young and fits in far less. 2 MB (an earlier choice) promoted the
 //   objects of requests still in flight across two scavenges into the old generation, whose collections then made
-//   the tail: on a quiet 16-core machine, one server core, 16 MB served the mixed workload at 1.24x the requests a
-//   second with p99 28 ms against 45 ms, and the hot read at 1.05-1.20x, for about 22 MB more RSS (docs/benchmarks.md).
+//   the tail (16 MB served the mixed workload at 1.24x its requests a second, p99 28 ms against 45). 16 MB (the next
+//   choice) held 11-16 MB more RSS than 8 under the bench's load (hot read 160 against 146 MB, mixed 161-170 against
+//   150-155) for no CPU a request or p99 that 5 side-by-side mixed pairs could tell apart (docs/performance.md).
 // - A 384 MB ceiling on the old generation: V8 lets the heap grow to as much as 4 times its live size between major
 //   collections when the ceiling is large (4 GiB by default on a machine of 16 GiB or more), and less the lower the
 //   ceiling; the service's live heap is tens of MB (its caches are bounded in bytes). On the bench's mixed workload
@@ -23,7 +24,7 @@ import { availableParallelism } from 'node:os';
 //   8.9-10.5 ms against 10.0-15.9, the longest loop delay per 100 ms at its p99 15-23 ms against 27-33.
 // - MALLOC_ARENA_MAX=2: glibc gives each thread that allocates (libuv's pool, V8's workers) an arena of its own.
 const SIZING = [
-  ['--max-semi-space-size', /^--(max|min)-semi-space-size/, '16'],
+  ['--max-semi-space-size', /^--(max|min)-semi-space-size/, '8'],
   ['--max-old-space-size', /^--max-old-space-size/, '384'],
   ['--v8-pool-size', /^--v8-pool-size/, String(Math.min(4, availableParallelism()))],
 ];

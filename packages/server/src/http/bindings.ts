@@ -88,8 +88,16 @@ export function operationResolver(
       ...(check ? { preValidation: check.preValidation } : {}),
       // A keyed operation's body check decides its validation refusals itself (body-check.ts), in the handler.
       ...(check?.attachValidation ? { attachValidation: true } : {}),
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        if (request.validationError) return check!.refuseInvalid(request, reply, request.validationError);
+      // Not async: a handler that returns the reply (or a promise of it) has Fastify await the reply, a thenable
+      // that waits for the response's end (listeners on it, and a promise held open per request). Sent, it returns
+      // nothing, so Fastify does nothing more with it.
+      handler: (request: FastifyRequest, reply: FastifyReply): void => {
+        // The one error handler answers what fails (error-handler.ts), as for an error thrown by an async handler.
+        const fail = (error: unknown) => reply.send(error);
+        if (request.validationError) {
+          check!.refuseInvalid(request, reply, request.validationError).catch(fail);
+          return;
+        }
         routePath ??= request.routeOptions.url ?? '';
         const input = {
           // null only for open operations, whose handlers are typed to take null (see PrincipalOf).
@@ -103,11 +111,22 @@ export function operationResolver(
         };
         // Cast: Fastify has validated `input` against this operation's schemas, which is the handler's input type;
         // the compiler cannot follow that from a runtime operationId.
-        const result = await handler(input as never, { store });
-        reply.code(result.status);
-        if (result.headers) reply.headers(result.headers);
-        if ('json' in result) return reply.type('application/json; charset=utf-8').send(result.json);
-        return reply.send(result.body);
+        let answer: Promise<BoundResult>;
+        try {
+          answer = handler(input as never, { store });
+        } catch (error) {
+          answer = Promise.reject(error);
+        }
+        answer.then((result) => {
+          try {
+            reply.code(result.status);
+            if (result.headers) reply.headers(result.headers);
+            if ('json' in result) reply.type('application/json; charset=utf-8').send(result.json);
+            else reply.send(result.body);
+          } catch (error) {
+            fail(error);
+          }
+        }, fail);
       },
     };
   };

@@ -30,7 +30,7 @@ const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8'
 describe('a serving process', () => {
   it('runs with a bounded young generation, an old-generation ceiling and two malloc arenas, in the very process that was started', async () => {
     const server = await serve('sized');
-    expect(commandLine(server.child.pid!)).toContain('--max-semi-space-size=16');
+    expect(commandLine(server.child.pid!)).toContain('--max-semi-space-size=8');
     expect(commandLine(server.child.pid!)).toContain('--max-old-space-size=384');
     expect(readFileSync(`/proc/${server.child.pid!}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
@@ -47,11 +47,11 @@ describe('a serving process', () => {
 
   it('keeps the sizes NODE_OPTIONS and the environment ask for', async () => {
     const server = await serve('asked', {
-      NODE_OPTIONS: '--max-semi-space-size=8 --max-old-space-size=2048 --v8-pool-size=2',
+      NODE_OPTIONS: '--max-semi-space-size=4 --max-old-space-size=2048 --v8-pool-size=2',
       MALLOC_ARENA_MAX: '4',
     });
     const line = commandLine(server.child.pid!);
-    expect(line).not.toContain('--max-semi-space-size=16');
+    expect(line).not.toContain('--max-semi-space-size=8');
     expect(line).not.toContain('--max-old-space-size=384');
     expect(line.filter((flag) => flag.startsWith('--v8-pool-size'))).toEqual([]);
     expect(readFileSync(`/proc/${server.child.pid!}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=4');
@@ -61,7 +61,7 @@ describe('a serving process', () => {
   it('adds only the size NODE_OPTIONS leaves out', async () => {
     const server = await serve('half', { NODE_OPTIONS: '--max-old-space-size=2048' });
     const line = commandLine(server.child.pid!);
-    expect(line).toContain('--max-semi-space-size=16');
+    expect(line).toContain('--max-semi-space-size=8');
     expect(line).not.toContain('--max-old-space-size=384');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
