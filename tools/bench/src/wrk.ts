@@ -118,6 +118,8 @@ export async function wrk(options: {
   serverPid: number;
   /** Extra request headers of the `get` scenario, e.g. `If-None-Match: W/"..."`. */
   headers?: string[];
+  /** The `get` scenario's path (default the hot read, `/plants?limit=100`); an empty token sends no Authorization. */
+  path?: string;
   /** wrk's cores (`taskset -c`) and threads: core 1 and one thread unless given. */
   cores?: string;
   threads?: number;
@@ -135,9 +137,9 @@ export async function wrk(options: {
   ];
   const cpu = options.cpu ?? cpuSeconds;
   if (options.scenario === 'get') {
-    args.push('-H', `Authorization: Bearer ${options.token}`);
+    if (options.token) args.push('-H', `Authorization: Bearer ${options.token}`);
     for (const header of options.headers ?? []) args.push('-H', header);
-    args.push(`${options.url}/plants?limit=100`);
+    args.push(`${options.url}${options.path ?? '/plants?limit=100'}`);
   } else {
     const script = join(tmpdir(), `plant-store-bench-${options.scenario}.lua`);
     const lua = { create: CREATE, delete: DELETE, mixed: MIXED }[options.scenario];
