@@ -1,12 +1,16 @@
 // The floor: Node's HTTP stack with nothing on top. A node:http server that answers every request with one answer
 // recorded from plant-store (the same body bytes, content-type and other headers), so what plant-store spends beyond
-// it is the framework's and its own. targets.ts's floorOf records the answer and starts this.
-// Usage: PORT=7420 FLOOR_ANSWER=answer.json tsx tools/bench/src/floor-server.ts (answer.json: floor-answer.ts)
+// it is the framework's and its own. targets.ts's floorOf records the answer to a file and starts this.
+// Usage: PORT=7420 FLOOR_ANSWER=answer.json tsx tools/bench/src/floor-server.ts (answer.json: floor-answer.ts), or
+// PORT=7420 FLOOR_FROM=http://127.0.0.1:3000/plants?limit=100 FLOOR_AUTHORIZATION='Bearer ...' tsx ... to record it.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { parseAnswer } from './floor-answer.js';
+import { parseAnswer, recordAnswer } from './floor-answer.js';
 
-const { headers, body } = parseAnswer(readFileSync(process.env.FLOOR_ANSWER ?? '', 'utf8'));
+const { FLOOR_ANSWER, FLOOR_FROM, FLOOR_AUTHORIZATION } = process.env;
+const { headers, body } = FLOOR_ANSWER
+  ? parseAnswer(readFileSync(FLOOR_ANSWER, 'utf8'))
+  : await recordAnswer(FLOOR_FROM ?? '', FLOOR_AUTHORIZATION ? { authorization: FLOOR_AUTHORIZATION } : {});
 const head = { ...headers, 'content-length': String(body.length) };
 
 createServer((request, response) => {

@@ -201,11 +201,13 @@ export async function layerTable(options: {
     if (base === undefined || other === undefined) return 'n/a';
     return (on ? other - base : base - other).toFixed(1);
   };
+  const rss = (variant: string, scenario: 'get' | 'mixed') =>
+    show(spread(runs.get(`${variant}|${scenario}`).map((r) => r.maxRssMb)));
   const row = (name: string, how: string, on?: boolean, budget = Number.NaN) =>
-    `| ${name} | ${how} | ${show(us(name, 'get'), 1)} | ${name === 'default' ? '' : price(name, on, 'get')} | ${Number.isNaN(budget) ? '' : budget} | ${show(rate(name, 'get'))} | ${show(us(name, 'mixed'), 1)} | ${name === 'default' ? '' : price(name, on, 'mixed')} | ${show(rate(name, 'mixed'))} |`;
+    `| ${name} | ${how} | ${show(us(name, 'get'), 1)} | ${name === 'default' ? '' : price(name, on, 'get')} | ${Number.isNaN(budget) ? '' : budget} | ${show(rate(name, 'get'))} | ${rss(name, 'get')} | ${show(us(name, 'mixed'), 1)} | ${name === 'default' ? '' : price(name, on, 'mixed')} | ${show(rate(name, 'mixed'))} | ${rss(name, 'mixed')} |`;
   const table = [
-    '| layer | switched by | hot read: us CPU/request | price us | budget us | req/s | mixed: us CPU/request | price us | req/s |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| layer | switched by | hot read: us CPU/request | price us | budget us | req/s | peak RSS MB | mixed: us CPU/request | price us | req/s | peak RSS MB |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     row(
       'default',
       `the defaults, with ${Object.entries(DEFAULTS)

@@ -15,7 +15,7 @@ export interface WarmUp<R extends WarmUpRun> {
 
 /** How far apart (relative) two runs' CPU per request may be to count as steady, and the most runs by default. */
 export const WARM_UP_TOLERANCE = 0.05;
-export const WARM_UP_MAX_RUNS = 6;
+export const WARM_UP_MAX_RUNS = 8;
 
 /**
  * Calls `run` until two consecutive runs' CPU per request differ by at most `tolerance` (relative) and the last is
