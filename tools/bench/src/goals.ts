@@ -1,6 +1,6 @@
 // The bench's goals and how each is judged from one run: met, missed, not steady (every round it needs was left out
 // by the warm-up rule), not judged (the open-loop generator's lag refused every round), not measured (the run did not include it) or needs a machine with more cores than this one.
-import { cpus } from 'node:os';
+import { availableParallelism } from 'node:os';
 import type { RoundRatio } from './ratios.js';
 import { show } from './stats.js';
 
@@ -26,7 +26,7 @@ export interface Goal {
 }
 
 /** A goal's verdict on this machine (`cores`: its core count). */
-export function judgeGoal(goal: Goal, cores = cpus().length): GoalVerdict | '' {
+export function judgeGoal(goal: Goal, cores = availableParallelism()): GoalVerdict | '' {
   if (goal.cores !== undefined && cores < goal.cores) return `needs a ${goal.cores}-core machine`;
   if (!goal.pass) return '';
   if (!goal.figure.figure) {
@@ -49,7 +49,7 @@ export function showGoalFigure(goal: Goal): string {
 }
 
 /** The goals table in Markdown: each goal, its figure and its verdict (missed in bold). */
-export function goalsTable(goals: readonly Goal[], cores = cpus().length): string {
+export function goalsTable(goals: readonly Goal[], cores = availableParallelism()): string {
   const rows = goals.map((goal) => {
     const verdict = judgeGoal(goal, cores);
     return `| ${goal.label} | ${showGoalFigure(goal)} | ${verdict === 'missed' ? '**missed**' : verdict} |`;
