@@ -12,7 +12,7 @@ mkdir -p "$OUT"
 bash $K/run.sh --help > /dev/null
 S=$(echo $K/app/tools/bench/node_modules/.pnpm/@plant-store+server@*/node_modules/@plant-store/server)
 [ -d $S/dist-new ] || { tar -xf $K/base-dist.tar -C $S && mv $S/dist $S/dist-new; }
-BENCH=${BENCH:---targets none --workers 1,2,8 --rounds 1 --seconds 6 --no-scale --no-layers --no-postgres --no-open --ab-pairs 0}
+BENCH=${BENCH:---targets none --workers 1,2,8 --rounds 1 --seconds 6 --no-scale --no-layers --no-postgres --no-headline}
 i=0
 for variant in ${ORDER:-base new new base}; do
   i=$((i + 1))

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Builds the kit for running the bench on the lent 16-core device (no registry there: everything travels, 64 MiB in
+# Builds the kit for running the bench on a 16-core machine (no registry there: everything travels, 64 MiB in
 # all) into .tmp/device/ (ignored by git): the bench as a deploy folder with its production dependencies (tsx, the
 # peers, the service's own build), laid out as the repository is (app/tools/bench, app/packages/server, app/docs) and
 # stripped of SQLite's sources, other platforms' binaries, type declarations and source maps (app.tar.xz); the Node 24

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs the bench on the lent 16-core device from the kit pack.sh built (this script's folder, carried there):
+# Runs the bench on a 16-core machine from the kit pack.sh built (this script's folder, carried there):
 # unpacks Node, wrk and the bench beside it once (python3's lzma and tarfile: the machine has no xz), then runs
 # `node --import tsx bench.ts` with the options given, as `pnpm bench` does here (servers on core 0, wrk and the
 # open-loop generator on core 1; the workers stage puts N workers on cores 0..N-1 and wrk on the rest), and copies the

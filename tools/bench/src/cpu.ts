@@ -56,6 +56,17 @@ function processes(): ProcessCpu[] {
   return list;
 }
 
+/** `root` and the pids of its live descendants (a primary and its workers). */
+export function treePids(root: number): number[] {
+  const list = processes();
+  const pids: number[] = [];
+  for (let queue = [root], pid = queue.pop(); pid !== undefined; pid = queue.pop()) {
+    pids.push(pid);
+    for (const p of list) if (p.ppid === pid) queue.push(p.pid);
+  }
+  return pids;
+}
+
 /**
  * CPU seconds used so far by `pid` and its live descendants: `serve --workers N`'s primary and its N workers (each a
  * process of its own, whose time /proc counts in the primary's only once it has exited and been reaped).

@@ -11,10 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { type ArchiveRecord, ArchiveWriter } from '@plant-store/server/archive';
 import pg from 'pg';
 import { runToEnd, spawnTracked, stopChild } from './children.js';
+import { POSTGRES_URL } from './targets.js';
 import { wrk } from './wrk.js';
 
 const BIN = fileURLToPath(new URL('../../../packages/server/bin/plant-store.js', import.meta.url));
-const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 const PRINCIPALS = 1_000;
 
 /** The stage's goals, each printed beside its figure. */
@@ -125,7 +125,7 @@ async function token(databaseUrl: string, subject: string): Promise<string> {
 const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
 
 async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES });
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
   await client.connect();
   try {
     await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
@@ -206,7 +206,7 @@ export async function dataStage(sizes: readonly number[], postgresUp: boolean, p
       }
       const schema = `bench_data_${process.pid}_${size}`;
       schemas.push(schema);
-      const postgres = `${POSTGRES}?schema=${schema}`;
+      const postgres = `${POSTGRES_URL}?schema=${schema}`;
       throughput('PostgreSQL import', await command(['import', '--input', archive], postgres));
       throughput('PostgreSQL export', await command(['export', '--output', join(folder, 'pg-export.jsonl')], postgres));
 
@@ -220,7 +220,7 @@ export async function dataStage(sizes: readonly number[], postgresUp: boolean, p
       const readOnly = await serve(sqlite, port, { READ_ONLY: 'true' });
       const moved = join(folder, 'move.jsonl');
       const exported = await command(['export', '--output', moved], sqlite);
-      const target = `${POSTGRES}?schema=${moveTarget}`;
+      const target = `${POSTGRES_URL}?schema=${moveTarget}`;
       const imported = await command(['import', '--input', moved], target);
       const onPostgres = await serve(target, port + 1);
       let created = 0;

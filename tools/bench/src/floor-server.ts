@@ -1,32 +1,19 @@
-// The open loop's floor: a server that does nothing but answer. Over node:net, no HTTP parser and no framework, it
-// answers every request (each blank line that ends a head; the generator's and wrk's GETs have no body) with the
-// same bytes (a 100-plant page of JSON, near the size of plant-store's hot read), so what the kernel and the event
-// loop charge for a request and its wake-ups is all it spends. open-loop-floor.ts runs it.
-// Usage: PORT=7420 tsx tools/bench/src/floor-server.ts
-import { createServer } from 'node:net';
+// The floor: Node's HTTP stack with nothing on top. A node:http server that answers every request with one answer
+// recorded from plant-store (the same body bytes, content-type and other headers), so what plant-store spends beyond
+// it is the framework's and its own. targets.ts's floorOf records the answer to a file and starts this.
+// Usage: PORT=7420 FLOOR_ANSWER=answer.json tsx tools/bench/src/floor-server.ts (answer.json: floor-answer.ts), or
+// PORT=7420 FLOOR_FROM=http://127.0.0.1:3000/plants?limit=100 FLOOR_AUTHORIZATION='Bearer ...' tsx ... to record it.
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { parseAnswer, recordAnswer } from './floor-answer.js';
 
-const page = Array.from({ length: 100 }, (_, i) => ({ id: i + 1, name: `plant number ${i + 1}`, tag: `tag${i + 1}` }));
-const body = Buffer.from(JSON.stringify({ items: page, next: null }));
-const answer = Buffer.concat([
-  Buffer.from(
-    `HTTP/1.1 200 OK\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${body.length}\r\n\r\n`,
-  ),
-  body,
-]);
-const END = Buffer.from('\r\n\r\n');
+const { FLOOR_ANSWER, FLOOR_FROM, FLOOR_AUTHORIZATION } = process.env;
+const { headers, body } = FLOOR_ANSWER
+  ? parseAnswer(readFileSync(FLOOR_ANSWER, 'utf8'))
+  : await recordAnswer(FLOOR_FROM ?? '', FLOOR_AUTHORIZATION ? { authorization: FLOOR_AUTHORIZATION } : {});
+const head = { ...headers, 'content-length': String(body.length) };
 
-createServer((socket) => {
-  socket.setNoDelay(true);
-  socket.on('error', () => socket.destroy());
-  // A head's end may be split between two reads: the last three bytes of each read are kept for the next.
-  let tail = Buffer.alloc(0);
-  socket.on('data', (chunk: Buffer) => {
-    const bytes = tail.length === 0 ? chunk : Buffer.concat([tail, chunk]);
-    let answers = 0;
-    for (let at = bytes.indexOf(END); at !== -1; at = bytes.indexOf(END, at + END.length)) answers++;
-    const lastEnd = bytes.lastIndexOf(END);
-    const rest = lastEnd === -1 ? bytes : bytes.subarray(lastEnd + END.length);
-    tail = Buffer.from(rest.subarray(Math.max(0, rest.length - 3)));
-    if (answers > 0) socket.write(answers === 1 ? answer : Buffer.concat(Array(answers).fill(answer)));
-  });
+createServer((request, response) => {
+  request.resume();
+  response.writeHead(200, head).end(body);
 }).listen(Number(process.env.PORT ?? 7420), '127.0.0.1', () => console.log('floor server listening'));

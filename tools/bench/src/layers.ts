@@ -10,6 +10,7 @@
 // switched off through buildApp's options there; the service itself reads no bench switch.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DEFAULTS } from './configurations.js';
 import type { SwitchedLayer } from './layer-switches.js';
 import { Samples, show, spread } from './stats.js';
 import { plantStore, type Running, sqliteFile, type Target, VARIANT_RUNTIME } from './targets.js';
@@ -27,18 +28,6 @@ export interface Layer {
   /** What the layer may cost per request on the hot read, in microseconds of server CPU (the README's budget). */
   budgetUs: number;
 }
-
-/**
- * The default configuration as the bench runs it: everything a deployment gets without setting a variable, except
- * that the rate limit is raised so far that it never answers 429 (its counting still runs) and the metrics listener
- * takes an ephemeral port.
- */
-export const DEFAULTS: Record<string, string> = {
-  LOG_LEVEL: 'info',
-  RATE_LIMIT_MAX: '1000000000',
-  RATE_LIMIT_ANONYMOUS_MAX: '1000000000',
-  METRICS_PORT: '0',
-};
 
 const off = (name: string, how: string, env: Record<string, string>, budgetUs: number): Layer => ({
   name,
@@ -212,11 +201,13 @@ export async function layerTable(options: {
     if (base === undefined || other === undefined) return 'n/a';
     return (on ? other - base : base - other).toFixed(1);
   };
+  const rss = (variant: string, scenario: 'get' | 'mixed') =>
+    show(spread(runs.get(`${variant}|${scenario}`).map((r) => r.maxRssMb)));
   const row = (name: string, how: string, on?: boolean, budget = Number.NaN) =>
-    `| ${name} | ${how} | ${show(us(name, 'get'), 1)} | ${name === 'default' ? '' : price(name, on, 'get')} | ${Number.isNaN(budget) ? '' : budget} | ${show(rate(name, 'get'))} | ${show(us(name, 'mixed'), 1)} | ${name === 'default' ? '' : price(name, on, 'mixed')} | ${show(rate(name, 'mixed'))} |`;
+    `| ${name} | ${how} | ${show(us(name, 'get'), 1)} | ${name === 'default' ? '' : price(name, on, 'get')} | ${Number.isNaN(budget) ? '' : budget} | ${show(rate(name, 'get'))} | ${rss(name, 'get')} | ${show(us(name, 'mixed'), 1)} | ${name === 'default' ? '' : price(name, on, 'mixed')} | ${show(rate(name, 'mixed'))} | ${rss(name, 'mixed')} |`;
   const table = [
-    '| layer | switched by | hot read: us CPU/request | price us | budget us | req/s | mixed: us CPU/request | price us | req/s |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| layer | switched by | hot read: us CPU/request | price us | budget us | req/s | peak RSS MB | mixed: us CPU/request | price us | req/s | peak RSS MB |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     row(
       'default',
       `the defaults, with ${Object.entries(DEFAULTS)

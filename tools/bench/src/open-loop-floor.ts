@@ -1,5 +1,5 @@
 // What a stream of single requests costs a server on this machine, against what the closed loop's bursts cost it: the
-// SQLite service and the floor (floor-server.ts: a server that does nothing but answer, no HTTP parser, no framework),
+// SQLite service and the floor (floor-server.ts: node:http writing the service's own hot-read answer, no framework),
 // both pinned to core 0 and started once. Each round measures the service's closed-loop capacity (wrk, core 1, 50
 // connections, 5 s, the hot read) and the floor's, then runs the open-loop generator (open-loop.ts, core 1) against
 // each in turn, the one that goes first swapping every run, at the same rates: `--loads` of the service's capacity
@@ -11,7 +11,7 @@
 import { parseArgs } from 'node:util';
 import { type OpenLoopResult, openLoop, serverCoreBusy } from './open-loop.js';
 import { show, spread } from './stats.js';
-import { floorServer, plantStore, type Running, sqliteFile } from './targets.js';
+import { FLOOR, floorOf, plantStore, type Running, sqliteFile } from './targets.js';
 import { requireWrk, wrk } from './wrk.js';
 
 const { values } = parseArgs({
@@ -29,10 +29,10 @@ const loads = values.loads.split(',').map(Number);
 const port = Number(values.port);
 
 const SERVICE = 'plant-store, SQLite';
-const FLOOR = 'floor (answers only)';
+const service = await plantStore(SERVICE, sqliteFile).start(port);
 const servers: [string, Running][] = [
-  [SERVICE, await plantStore(SERVICE, sqliteFile).start(port)],
-  [FLOOR, await floorServer(port + 1)],
+  [SERVICE, service],
+  [FLOOR, await floorOf(service).start(port + 1)],
 ];
 interface Row {
   closedUs: number;

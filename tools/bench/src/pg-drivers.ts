@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import postgres from 'postgres';
 import { show, spread } from './stats.js';
-import { POSTGRES } from './targets.js';
+import { POSTGRES_URL } from './targets.js';
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '3' } },
@@ -25,7 +25,7 @@ const INSERT = `INSERT INTO plants (owner, id, name, tag) SELECT * FROM unnest($
   ON CONFLICT (owner, id) DO NOTHING RETURNING owner, id`;
 const TOKEN = 'SELECT * FROM tokens WHERE secret_hash = $1';
 
-const setup = new pg.Client({ connectionString: POSTGRES });
+const setup = new pg.Client({ connectionString: POSTGRES_URL });
 await setup.connect();
 await setup.query(`CREATE SCHEMA ${schema}`);
 await setup.query(`SET search_path = ${schema}`);
@@ -40,8 +40,8 @@ await setup.query(
   `INSERT INTO tokens SELECT 't' || g, 's' || g, sha256(('t' || g)::bytea) FROM generate_series(1, 40) AS g`,
 );
 
-const nodePg = new pg.Pool({ connectionString: POSTGRES, max: POOL, options: `-c search_path=${schema}` });
-const porsager = postgres(POSTGRES, {
+const nodePg = new pg.Pool({ connectionString: POSTGRES_URL, max: POOL, options: `-c search_path=${schema}` });
+const porsager = postgres(POSTGRES_URL, {
   max: POOL,
   connection: { search_path: schema },
   types: { bigint: postgres.BigInt },

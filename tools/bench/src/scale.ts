@@ -5,7 +5,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { type OpenLoopResult, openLoop } from './open-loop.js';
-import { dropDatabase, issueTokens, POSTGRES, plantStore, postgresSchema, sqliteFile } from './targets.js';
+import { dropDatabase, issueTokens, POSTGRES_URL, plantStore, postgresSchema, sqliteFile } from './targets.js';
 
 export const SIZES = [1_000, 100_000, 1_000_000] as const;
 export type Layout = 'one principal' | 'spread over 1000';
@@ -49,7 +49,7 @@ async function insertRows(
     return;
   }
   const schema = /[?&]schema=(\w+)/.exec(databaseUrl)![1]!;
-  const client = new pg.Client({ connectionString: POSTGRES, options: `-c search_path=${schema}` });
+  const client = new pg.Client({ connectionString: POSTGRES_URL, options: `-c search_path=${schema}` });
   await client.connect();
   try {
     await client.query(rowsSql(layout, engine), [from, to]);

@@ -1,7 +1,7 @@
 // The servers the benchmark compares, each started pinned to core 0 (every process registered in children.ts, so
 // none outlives the run) and seeded with the same principals and plants.
 import { type ChildProcess, execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { spawnTracked, stopChild } from './children.js';
+import { DEFAULTS, TUNED } from './configurations.js';
+import { recordAnswer, serialiseAnswer } from './floor-answer.js';
 import type { Scenario } from './wrk.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -50,11 +52,8 @@ async function waitForHealth(url: string, child: ChildProcess, path = '/healthz'
   throw new Error(`${url}: server did not start`);
 }
 
-// Each server in a session of its own (detached), as a deployed service runs apart from its clients. Linux's
-// scheduler (autogroup) shares a core between sessions first: a server in the bench's session shared its weight with
-// wrk and the bench itself, and on a busy machine got a share of core 0 that depended on them. In the hot-read A/B,
-// plant-store got 0.13-0.69x the share of a core that bare Fastify got in 5 of 6 pairs that way, and 0.67-1.21x
-// (median 0.97) once each had a session of its own (docs/benchmarks.md).
+// Each server in a Linux session of its own (detached), as a deployed service runs apart from its clients: the
+// scheduler's autogroup shares a core between sessions first, so a server in the bench's own would share wrk's weight.
 // `cores` is taskset's list, core 0 unless given; null runs the server unpinned.
 function launch(
   command: string[],
@@ -161,9 +160,7 @@ export function plantStore(
         {
           DATABASE_URL,
           PORT: String(port),
-          LOG_LEVEL: 'warn',
-          RATE_LIMIT_MAX: '0',
-          METRICS_PORT: 'off',
+          ...TUNED,
           ...(runtime.args ? { MALLOC_ARENA_MAX: '2' } : {}),
           ...env,
         },
@@ -205,9 +202,7 @@ export async function serveWorkers(options: {
     {
       DATABASE_URL: options.databaseUrl,
       PORT: String(options.port),
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_MAX: '0',
-      METRICS_PORT: 'off',
+      ...TUNED,
       ...options.env,
     },
     process.execPath,
@@ -227,7 +222,7 @@ export async function serveWorkers(options: {
 export async function dropDatabase(databaseUrl: string): Promise<void> {
   const schema = /[?&]schema=(\w+)/.exec(databaseUrl)?.[1];
   if (!databaseUrl.startsWith('postgres') || !schema) return;
-  const client = new pg.Client({ connectionString: POSTGRES });
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
   await client.connect();
   try {
     await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
@@ -237,9 +232,9 @@ export async function dropDatabase(databaseUrl: string): Promise<void> {
 }
 
 export const sqliteFile = () => `sqlite:${join(mkdtempSync(join(tmpdir(), 'plant-store-bench-')), 'bench.db')}`;
-export const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
+export const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 export const postgresSchema = (prefix: string) => () =>
-  `${POSTGRES}?schema=${prefix}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  `${POSTGRES_URL}?schema=${prefix}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
 
 const peerTokens = Array.from({ length: PRINCIPALS }, (_, i) => `bench-token-${i}`);
 
@@ -272,7 +267,7 @@ function peer(
       }
       const stop = async () => {
         await stopChild(child);
-        if (vars.SCHEMA) await dropDatabase(`${POSTGRES}?schema=${vars.SCHEMA}`);
+        if (vars.SCHEMA) await dropDatabase(`${POSTGRES_URL}?schema=${vars.SCHEMA}`);
       };
       return { url, pid: child.pid!, token: peerTokens[0]!, tokens: peerTokens, stop };
     },
@@ -280,14 +275,27 @@ function peer(
 }
 
 /**
- * The open loop's floor (floor-server.ts: answers every request with the same bytes, no HTTP parser, no framework),
- * started like every peer; open-loop-floor.ts measures it beside the service.
+ * The floor (floor-server.ts: node:http writing one recorded answer) for `source`'s hot read: it records the answer
+ * `source` gives its first principal for `GET /plants?limit=100` and repeats those bytes, accepting the same tokens.
  */
-export const floorServer = (port: number): Promise<Running> =>
-  peer('floor (answers only)', 'floor-server.ts', ['get'], () => ({}), '/', false).start(port);
+export function floorOf(source: Running): Target {
+  return {
+    name: FLOOR,
+    scenarios: ['get'],
+    async start(port) {
+      const answer = await recordAnswer(`${source.url}/plants?limit=100`, { authorization: `Bearer ${source.token}` });
+      const file = join(mkdtempSync(join(tmpdir(), 'plant-store-bench-floor-')), 'answer.json');
+      writeFileSync(file, serialiseAnswer(answer));
+      const running = await peer(FLOOR, 'floor-server.ts', ['get'], () => ({ FLOOR_ANSWER: file }), '/', false).start(
+        port,
+      );
+      return { ...running, token: source.token, tokens: source.tokens };
+    },
+  };
+}
+export const FLOOR = 'floor: node:http writing the same answer';
 
-/** The variants measured against the plain SQLite target on the mixed workload: what a feature costs the API. */
-export const METRICS_ON = 'plant-store, SQLite, metrics on (mixed only)';
+/** The variant measured against the plain SQLite target on the mixed workload: what a webhook costs the API. */
 export const WEBHOOK_ON = 'plant-store, SQLite, one webhook subscription (mixed only)';
 
 /**
@@ -331,39 +339,50 @@ function withWebhookSubscription(name: string): Target {
   };
 }
 
+/** The targets' names, which the report and the goals look figures up by. */
+export const SQLITE = 'plant-store, SQLite, defaults';
+export const SQLITE_TUNED = 'plant-store, SQLite, tuned';
+export const PER_REQUEST = 'plant-store, SQLite, tuned, commit per request';
+export const POSTGRES = 'plant-store, PostgreSQL, defaults';
+export const POSTGRES_TUNED = 'plant-store, PostgreSQL, tuned';
+export const BARE = 'bare Fastify, from memory (ceiling)';
+export const EXPRESS = 'Express 5 + express-openapi-validator, SQLite';
+export const NAIVE = 'naive Fastify + pg, PostgreSQL (no cache)';
+
+export const bareFastify = (): Target => peer(BARE, 'bare-fastify.ts', ['get'], () => ({}), '/plants', false);
+export const expressPeer = (): Target =>
+  peer(
+    EXPRESS,
+    'express-peer.ts',
+    ['get', 'create', 'delete', 'mixed'],
+    () => ({ DATABASE_PATH: join(mkdtempSync(join(tmpdir(), 'plant-store-bench-express-')), 'peer.db') }),
+    '/nope',
+  );
+/** plant-store on one store in one of its two configurations (configurations.ts). */
+export const plantStoreOn = (store: 'SQLite' | 'PostgreSQL', configuration: 'defaults' | 'tuned'): Target =>
+  plantStore(
+    `plant-store, ${store}, ${configuration}`,
+    store === 'SQLite' ? sqliteFile : postgresSchema('bench'),
+    configuration === 'defaults' ? DEFAULTS : TUNED,
+  );
+
+/** The closed-loop stage's targets: the headline ones on every scenario, and the peers and variants beside them. */
 export function targets(withPostgres: boolean): Target[] {
   const list: Target[] = [
-    plantStore('plant-store, SQLite (group commit)', sqliteFile),
-    plantStore(METRICS_ON, sqliteFile, { METRICS_PORT: '0' }, ['mixed']),
+    plantStoreOn('SQLite', 'defaults'),
+    plantStoreOn('SQLite', 'tuned'),
     withWebhookSubscription(WEBHOOK_ON),
-    plantStore('plant-store, SQLite (commit per request)', sqliteFile, { SQLITE_GROUP_COMMIT: 'false' }, [
-      'create',
-      'delete',
-    ]),
+    plantStore(PER_REQUEST, sqliteFile, { SQLITE_GROUP_COMMIT: 'false' }, ['create', 'delete']),
   ];
-  if (withPostgres) list.push(plantStore('plant-store, PostgreSQL', postgresSchema('bench')));
-  list.push(
-    peer('bare Fastify, from memory (ceiling)', 'bare-fastify.ts', ['get'], () => ({}), '/plants', false),
-    peer(
-      'Express 5 + express-openapi-validator, SQLite',
-      'express-peer.ts',
-      ['get', 'create', 'delete', 'mixed'],
-      () => ({
-        DATABASE_PATH: join(mkdtempSync(join(tmpdir(), 'plant-store-bench-express-')), 'peer.db'),
-      }),
-      '/nope',
-    ),
-  );
+  if (withPostgres) list.push(plantStoreOn('PostgreSQL', 'defaults'), plantStoreOn('PostgreSQL', 'tuned'));
+  list.push(bareFastify(), expressPeer());
   if (withPostgres) {
     list.push(
       peer(
-        'naive Fastify + pg, PostgreSQL (no cache)',
+        NAIVE,
         'naive-pg.ts',
         ['get', 'create', 'delete', 'mixed'],
-        () => ({
-          DATABASE_URL: POSTGRES,
-          SCHEMA: `bench_naive_${Date.now()}`,
-        }),
+        () => ({ DATABASE_URL: POSTGRES_URL, SCHEMA: `bench_naive_${Date.now()}` }),
         '/nope',
       ),
     );

@@ -1,12 +1,6 @@
-// Warm-up until steady: a server just started (or just seeded) costs more CPU per request for a while (its code is
-// still being optimised, its caches filled), and a fixed 2 s did not cover it for every target alike: bare Fastify
-// measured right after its 2 s cost 51.7 us of CPU per request where, warmer, it cost 41-45 us (docs/benchmarks.md).
-// So every target, on every scenario it is measured on, and each side of an A/B, is warmed up by the same rule: runs of the same length until two in a row agree on CPU per
-// request within a tolerance and the last is within it of the lowest run so far, or a cap is reached. CPU per request,
-// not requests a second: on a shared machine the latter moves with whatever else runs, the former far less. The
-// lowest run is the floor because a busy neighbour only adds CPU per request (contended caches, wake-ups), never takes
-// it away: two runs that agree well above an earlier one were both slowed, not steady (seen: SQLite mixed "steady" at
-// 128 us after a run at 84, then measured at 84).
+// The one warm-up rule for every target and scenario: runs until two in a row agree on CPU per request and the last
+// is near the lowest so far (a busy neighbour only adds CPU per request), or a cap; a capped warm-up is not steady, and
+// its figures are marked so and left out of every ratio (ratios.ts). CPU per request, not req/s: it shakes far less.
 
 export interface WarmUpRun {
   cpuUsPerRequest: number;
@@ -21,7 +15,7 @@ export interface WarmUp<R extends WarmUpRun> {
 
 /** How far apart (relative) two runs' CPU per request may be to count as steady, and the most runs by default. */
 export const WARM_UP_TOLERANCE = 0.05;
-export const WARM_UP_MAX_RUNS = 6;
+export const WARM_UP_MAX_RUNS = 8;
 
 /**
  * Calls `run` until two consecutive runs' CPU per request differ by at most `tolerance` (relative) and the last is

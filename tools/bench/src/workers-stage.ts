@@ -18,7 +18,7 @@ import {
   stageLoad,
   WORKERS_WARM_UP_MAX_RUNS,
 } from './workers-plan.js';
-import { type WrkResult, wrkAgainst } from './wrk.js';
+import { treeRssMb, type WrkResult, wrkAgainst } from './wrk.js';
 
 export interface WorkersRun {
   workers: number;
@@ -81,6 +81,7 @@ export async function workersStage(options: {
               cores: where.wrkCores,
               threads: load.threads,
               cpu: treeCpuSeconds,
+              rss: treeRssMb,
             });
           const warm = await warmUntilSteady(() => run(options.warmUpSeconds), { maxRuns: WORKERS_WARM_UP_MAX_RUNS });
           const result = await run(options.seconds);
@@ -116,12 +117,12 @@ export function workersTable(
   if (!workers) return 'Not run (`--workers LIST` runs it, e.g. `--workers 1,2`).';
   const rows = workers.placements.map((p) => {
     const runs = workers.runs.filter((r) => r.workers === p.workers).map((r) => r.result);
-    return `| ${p.workers} | ${p.serverCores ?? 'any (not pinned)'} | ${p.wrkCores} | ${show(spread(runs.map((r) => r.requestsPerSec)))} | ${show(spread(runs.map((r) => r.p50Ms)), 2)} | ${show(spread(runs.map((r) => r.p99Ms)), 2)} | ${show(spread(runs.map((r) => r.cpuUsPerRequest)), 1)} | ${show(spread(runs.map((r) => r.cpuSeconds / seconds)), 2)} | ${p.workers === 1 ? '1' : show(ratioToOne(workersRounds(workers, rounds), p.workers), 2)} | ${runs.reduce((sum, r) => sum + r.non2xx, 0)} |`;
+    return `| ${p.workers} | ${p.serverCores ?? 'any (not pinned)'} | ${p.wrkCores} | ${show(spread(runs.map((r) => r.requestsPerSec)))} | ${show(spread(runs.map((r) => r.p50Ms)), 2)} | ${show(spread(runs.map((r) => r.p99Ms)), 2)} | ${show(spread(runs.map((r) => r.cpuUsPerRequest)), 1)} | ${show(spread(runs.map((r) => r.cpuSeconds / seconds)), 2)} | ${p.workers === 1 ? '1' : show(ratioToOne(workersRounds(workers, rounds), p.workers), 2)} | ${runs.reduce((sum, r) => sum + r.non2xx, 0)} | ${Math.max(...runs.map((r) => r.maxRssMb))} |`;
   });
   const unpinned = workers.placements.filter((p) => p.serverCores === undefined).map((p) => p.workers);
   return `\`plant-store serve --workers N\` on SQLite under the mixed workload, for N in ${workers.placements.map((p) => p.workers).join(', ')}: one database seeded once (the same ${PRINCIPALS} principals with ${PLANTS_PER_PRINCIPAL} plants each, over HTTP) and copied for every start, so each N starts fresh on the same data. ${rounds} round${rounds === 1 ? '' : 's'}, each starting every N in turn, the order alternating (as listed, then reversed); each N warmed up by the rule every target shares, up to ${WORKERS_WARM_UP_MAX_RUNS} runs of ${warmUpSeconds} s (each worker fills a page cache of its own), then measured ${seconds} s with wrk \`-t${workers.load.threads} -c${workers.load.connections}\`, the same for every N. On this ${workers.cores}-core machine, N workers run on cores 0..N-1 and wrk on the rest where there are N+1 cores${unpinned.length ? `; for N = ${unpinned.join(', ')} it has fewer, so the server ran unpinned (the kernel spreads its processes over every core) and wrk on core ${workers.cores - 1}, which the server shares: those figures say whether more workers serve less on a busy machine, not how far they scale` : ''}. Server CPU counts every process, the primary and its workers; "cores" is that CPU time over the run's seconds. The ratio to one worker is taken within each round and summarised as the median (min-max).
 
-| workers | server cores | wrk cores | req/s | p50 ms | p99 ms | server CPU us/request | cores used | ratio to 1 worker | non-2xx |
-|---|---|---|---:|---:|---:|---:|---:|---:|---:|
+| workers | server cores | wrk cores | req/s | p50 ms | p99 ms | server CPU us/request | cores used | ratio to 1 worker | non-2xx | peak RSS MB, every process |
+|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
 ${rows.join('\n')}`;
 }

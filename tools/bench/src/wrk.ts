@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runToEnd } from './children.js';
-import { cpuSeconds } from './cpu.js';
+import { cpuSeconds, treePids } from './cpu.js';
 
 export interface WrkResult {
   requestsPerSec: number;
@@ -93,15 +93,18 @@ export function rssMb(pid: number): number {
   }
 }
 
-/** Samples a process's RSS every 200 ms until stopped; returns the peak in MB. */
-export function rssSampler(pid: number): () => number {
-  let max = rssMb(pid);
+/** The RSS of `pid` and its live descendants together, in MB: `serve --workers N`'s primary and its workers. */
+export const treeRssMb = (pid: number) => treePids(pid).reduce((sum, each) => sum + rssMb(each), 0);
+
+/** Samples a process's RSS (`read`: its own unless given) every 200 ms until stopped; returns the peak in MB. */
+export function rssSampler(pid: number, read: (pid: number) => number = rssMb): () => number {
+  let max = read(pid);
   const timer = setInterval(() => {
-    max = Math.max(max, rssMb(pid));
+    max = Math.max(max, read(pid));
   }, 200);
   return () => {
     clearInterval(timer);
-    return Math.round(Math.max(max, rssMb(pid)));
+    return Math.round(Math.max(max, read(pid)));
   };
 }
 
@@ -118,11 +121,15 @@ export async function wrk(options: {
   serverPid: number;
   /** Extra request headers of the `get` scenario, e.g. `If-None-Match: W/"..."`. */
   headers?: string[];
+  /** The `get` scenario's path (default the hot read, `/plants?limit=100`); an empty token sends no Authorization. */
+  path?: string;
   /** wrk's cores (`taskset -c`) and threads: core 1 and one thread unless given. */
   cores?: string;
   threads?: number;
   /** The server's CPU seconds so far: its one process unless given (cpu.ts, treeCpuSeconds for several). */
   cpu?: (pid: number) => number;
+  /** The server's RSS in MB: its one process unless given (treeRssMb for several). */
+  rss?: (pid: number) => number;
 }): Promise<WrkResult> {
   const args = [
     '-c',
@@ -135,16 +142,16 @@ export async function wrk(options: {
   ];
   const cpu = options.cpu ?? cpuSeconds;
   if (options.scenario === 'get') {
-    args.push('-H', `Authorization: Bearer ${options.token}`);
+    if (options.token) args.push('-H', `Authorization: Bearer ${options.token}`);
     for (const header of options.headers ?? []) args.push('-H', header);
-    args.push(`${options.url}/plants?limit=100`);
+    args.push(`${options.url}${options.path ?? '/plants?limit=100'}`);
   } else {
     const script = join(tmpdir(), `plant-store-bench-${options.scenario}.lua`);
     const lua = { create: CREATE, delete: DELETE, mixed: MIXED }[options.scenario];
     writeFileSync(script, lua);
     args.push('-s', script, options.url);
   }
-  const peakRss = rssSampler(options.serverPid);
+  const peakRss = rssSampler(options.serverPid, options.rss);
   const cpuBefore = cpu(options.serverPid);
   const run = await runToEnd('taskset', args, {
     ...process.env,
@@ -177,7 +184,7 @@ export function wrkAgainst(
   server: { url: string; pid: number; token: string; tokens: string[] },
   run: Pick<
     Parameters<typeof wrk>[0],
-    'scenario' | 'base' | 'seconds' | 'connections' | 'headers' | 'cores' | 'threads' | 'cpu'
+    'scenario' | 'base' | 'seconds' | 'connections' | 'headers' | 'cores' | 'threads' | 'cpu' | 'rss'
   >,
 ): Promise<WrkResult> {
   return wrk({ url: server.url, token: server.token, tokens: server.tokens, serverPid: server.pid, ...run });

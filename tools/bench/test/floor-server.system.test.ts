@@ -1,54 +1,44 @@
-// The open loop's floor (src/floor-server.ts, started by targets.ts's floorServer): it answers every request, a head
-// split between two reads included, and the open-loop generator measures it like any target, the server's CPU per
-// request with it (src/open-loop.ts).
-import { connect } from 'node:net';
+// The floor (src/floor-server.ts, started by targets.ts's floorOf): node:http repeating the answer it recorded from a
+// source server, the same body bytes and headers, to every request; the open-loop generator measures it like any
+// target (src/open-loop.ts).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { sparePort } from '@plant-store/test-kit/spare-port';
 import { describe, expect, it } from 'vitest';
 import { openLoop } from '../src/open-loop.js';
-import { floorServer } from '../src/targets.js';
+import { floorOf, type Running } from '../src/targets.js';
 
-/** Writes the parts with a pause between them and resolves with what came back once `answers` answers did. */
-function exchange(port: number, parts: string[], answers: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let received = '';
-    socket.on('error', reject);
-    socket.on('data', (chunk) => {
-      received += chunk.toString('latin1');
-      if (received.split('HTTP/1.1 200 OK').length - 1 === answers) {
-        socket.destroy();
-        resolve(received);
-      }
-    });
-    socket.on('connect', async () => {
-      for (const part of parts) {
-        socket.write(part);
-        await new Promise((wait) => setTimeout(wait, 50));
-      }
-    });
-  });
-}
+const BODY = Buffer.from(JSON.stringify({ items: [{ id: 1, name: 'plant number 1 \u00e9' }], next: null }));
 
-describe('the open loop floor server', () => {
-  it('answers each request once, a head split across reads included, and the generator measures it', async () => {
-    const floor = await floorServer(await sparePort());
+describe('the floor server', () => {
+  it("repeats the source's answer to the source's principal byte for byte, headers included", async () => {
+    const seen: (string | undefined)[] = [];
+    const source = createServer((request, response) => {
+      seen.push(request.headers.authorization);
+      response
+        .writeHead(200, {
+          'content-type': 'application/json; charset=utf-8',
+          etag: 'W/"7"',
+          'x-content-type-options': 'nosniff',
+        })
+        .end(BODY);
+    });
+    await new Promise<void>((resolve) => source.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(source.address() as AddressInfo).port}`;
+    const running: Running = { url, pid: process.pid, token: 't0', tokens: ['t0', 't1'], stop: async () => {} };
+    const floor = await floorOf(running).start(await sparePort());
     try {
-      const port = Number(new URL(floor.url).port);
-      const received = await exchange(
-        port,
-        [
-          'GET /a HTTP/1.1\r\nHost: x\r\n\r',
-          '\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n',
-          'GET /c HTTP/1.1\r\n',
-          'Host: x\r\n\r\n',
-        ],
-        3,
-      );
-      const bodies = received.split('HTTP/1.1 200 OK').slice(1);
-      expect(bodies).toHaveLength(3);
-      const length = Number(/content-length: (\d+)/.exec(bodies[0]!)?.[1]);
-      expect(JSON.parse(bodies[0]!.slice(bodies[0]!.indexOf('\r\n\r\n') + 4)).items).toHaveLength(100);
-      expect(bodies[0]!.length - bodies[0]!.indexOf('\r\n\r\n') - 4).toBe(length);
+      expect(seen).toEqual(['Bearer t0']);
+      expect(floor.token).toBe('t0');
+      for (const _ of [1, 2]) {
+        const answer = await fetch(`${floor.url}/plants?limit=100`, { headers: { authorization: 'Bearer t0' } });
+        expect(answer.status).toBe(200);
+        expect(Buffer.from(await answer.arrayBuffer()).equals(BODY)).toBe(true);
+        expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        expect(answer.headers.get('etag')).toBe('W/"7"');
+        expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(answer.headers.get('content-length')).toBe(String(BODY.length));
+      }
 
       const run = await openLoop({
         url: floor.url,
@@ -62,10 +52,10 @@ describe('the open loop floor server', () => {
       expect(run.sent).toBe(400);
       expect(run.answered).toBe(400);
       expect(run.errors + run.non2xx).toBe(0);
-      expect(Number.isFinite(run.serverCpuUsPerRequest)).toBe(true);
       expect(run.serverCpuUsPerRequest).toBeGreaterThanOrEqual(0);
     } finally {
       await floor.stop();
+      source.close();
     }
   }, 60_000);
 });

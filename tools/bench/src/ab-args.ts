@@ -1,0 +1,113 @@
+// `pnpm bench:ab`'s options and its arithmetic: the outside method, so that anyone can A/B two servers already
+// listening (warm each up alike, then per round measure each in turn, the order rotating; the ratio per round).
+import { parseArgs } from 'node:util';
+import { ratioPerRound, steadyFigures } from './ratios.js';
+import type { Spread } from './stats.js';
+
+export const AB_USAGE = `Usage: pnpm bench:ab --a URL --b URL [options]
+
+A/B of two servers already listening, by the outside method: each warmed up with R runs of S s, then per round each
+measured for --seconds with wrk -t1 -c<connections> pinned to --core, the order rotating per round; the ratios A/B
+are per round, summarised as median (min-max).
+
+  --a URL, --b URL    the two servers (scheme, host and port)
+  --path PATH         the request (default /plants?limit=100)
+  --header 'K: V'     a request header, repeatable (e.g. 'authorization: Bearer ...')
+  --rounds N          rounds (default 3)
+  --seconds N         seconds per measured run (default 5)
+  --warm-up RxS       warm-up runs x seconds per server (default 3x3)
+  --connections N     wrk connections (default 50)
+  --core LIST         wrk's cores, taskset's list (default 1)
+  --a-pid N, --b-pid N  the servers' pids: CPU per request and peak RSS (from /proc) beside each run`;
+
+export interface AbOptions {
+  a: string;
+  b: string;
+  path: string;
+  headers: string[];
+  rounds: number;
+  seconds: number;
+  warmUpRuns: number;
+  warmUpSeconds: number;
+  connections: number;
+  core: string;
+  aPid?: number;
+  bPid?: number;
+}
+
+const positive = (name: string, text: string): number => {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a whole number >= 1, not "${text}"`);
+  return value;
+};
+
+/** The options of `argv`; throws with a line to show beside AB_USAGE when they are wrong. */
+export function parseAbArgs(argv: string[]): AbOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      a: { type: 'string' },
+      b: { type: 'string' },
+      path: { type: 'string', default: '/plants?limit=100' },
+      header: { type: 'string', multiple: true, default: [] },
+      rounds: { type: 'string', default: '3' },
+      seconds: { type: 'string', default: '5' },
+      'warm-up': { type: 'string', default: '3x3' },
+      connections: { type: 'string', default: '50' },
+      core: { type: 'string', default: '1' },
+      'a-pid': { type: 'string' },
+      'b-pid': { type: 'string' },
+    },
+  });
+  if (!values.a || !values.b) throw new Error('--a and --b are both needed');
+  for (const url of [values.a, values.b])
+    if (!/^https?:\/\/[^/]+$/.test(url)) throw new Error(`not a server URL: ${url}`);
+  if (!values.path.startsWith('/')) throw new Error(`--path starts with /, not "${values.path}"`);
+  for (const header of values.header) if (!/^[^:\s]+:\s*\S/.test(header)) throw new Error(`not a header: "${header}"`);
+  const warmUp = /^(\d+)x(\d+)$/.exec(values['warm-up']);
+  if (!warmUp) throw new Error(`--warm-up is RUNSxSECONDS (e.g. 3x3), not "${values['warm-up']}"`);
+  return {
+    a: values.a,
+    b: values.b,
+    path: values.path,
+    headers: values.header,
+    rounds: positive('rounds', values.rounds),
+    seconds: positive('seconds', values.seconds),
+    warmUpRuns: Number(warmUp[1]),
+    warmUpSeconds: positive('warm-up', warmUp[2]!),
+    connections: positive('connections', values.connections),
+    core: values.core,
+    ...(values['a-pid'] ? { aPid: positive('a-pid', values['a-pid']) } : {}),
+    ...(values['b-pid'] ? { bPid: positive('b-pid', values['b-pid']) } : {}),
+  };
+}
+
+/** Who goes first in round `round` (from 0): A in even rounds, B in odd ones. */
+export const abOrder = (round: number): ('a' | 'b')[] => (round % 2 === 0 ? ['a', 'b'] : ['b', 'a']);
+
+export interface AbRun {
+  requestsPerSec: number;
+  p99Ms: number;
+  maxRssMb: number;
+}
+
+export interface AbRatios {
+  requestsPerSec?: Spread;
+  p99?: Spread;
+  /** Only with both pids. */
+  rss?: Spread;
+}
+
+/** A/B per round of req/s, p99 and (with `rss`) peak RSS, each the median (min-max) over the rounds. */
+export function abRatios(rounds: readonly { a: AbRun; b: AbRun }[], rss: boolean): AbRatios {
+  const of = (pick: (run: AbRun) => number) =>
+    ratioPerRound(steadyFigures(rounds.map((r) => pick(r.a))), steadyFigures(rounds.map((r) => pick(r.b)))).figure;
+  const requestsPerSec = of((r) => r.requestsPerSec);
+  const p99 = of((r) => r.p99Ms);
+  const peak = rss ? of((r) => r.maxRssMb) : undefined;
+  return {
+    ...(requestsPerSec ? { requestsPerSec } : {}),
+    ...(p99 ? { p99 } : {}),
+    ...(peak ? { rss: peak } : {}),
+  };
+}

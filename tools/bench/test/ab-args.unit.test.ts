@@ -1,0 +1,80 @@
+// `pnpm bench:ab`'s options and arithmetic (src/ab-args.ts): the outside method's defaults, the errors a wrong
+// option gets, the order rotating per round, and the ratios A/B per round.
+import { describe, expect, it } from 'vitest';
+import { abOrder, abRatios, parseAbArgs } from '../src/ab-args.js';
+
+const A = 'http://127.0.0.1:5301';
+const B = 'http://127.0.0.1:5302';
+
+describe('parseAbArgs', () => {
+  it('takes the outside method by default: 3 warm-up runs of 3 s, 3 rounds of 5 s, 50 connections on core 1', () => {
+    expect(parseAbArgs(['--a', A, '--b', B])).toEqual({
+      a: A,
+      b: B,
+      path: '/plants?limit=100',
+      headers: [],
+      rounds: 3,
+      seconds: 5,
+      warmUpRuns: 3,
+      warmUpSeconds: 3,
+      connections: 50,
+      core: '1',
+    });
+  });
+
+  it('reads every option, headers repeated, pids included', () => {
+    const options = parseAbArgs([
+      ...['--a', A, '--b', B, '--path', '/plants?limit=10'],
+      ...['--header', 'authorization: Bearer x', '--header', 'accept: application/json'],
+      ...['--rounds', '5', '--seconds', '2', '--warm-up', '2x4', '--connections', '10', '--core', '1,2'],
+      ...['--a-pid', '123', '--b-pid', '456'],
+    ]);
+    expect(options).toMatchObject({
+      path: '/plants?limit=10',
+      headers: ['authorization: Bearer x', 'accept: application/json'],
+      rounds: 5,
+      seconds: 2,
+      warmUpRuns: 2,
+      warmUpSeconds: 4,
+      connections: 10,
+      core: '1,2',
+      aPid: 123,
+      bPid: 456,
+    });
+  });
+
+  it('refuses what it cannot run', () => {
+    expect(() => parseAbArgs(['--a', A])).toThrow('--a and --b are both needed');
+    expect(() => parseAbArgs(['--a', A, '--b', `${B}/plants`])).toThrow('not a server URL');
+    expect(() => parseAbArgs(['--a', A, '--b', B, '--path', 'plants'])).toThrow('--path starts with /');
+    expect(() => parseAbArgs(['--a', A, '--b', B, '--header', 'no colon'])).toThrow('not a header');
+    expect(() => parseAbArgs(['--a', A, '--b', B, '--warm-up', '3'])).toThrow('--warm-up is RUNSxSECONDS');
+    expect(() => parseAbArgs(['--a', A, '--b', B, '--rounds', '0'])).toThrow('--rounds takes a whole number');
+    expect(() => parseAbArgs(['--a', A, '--b', B, '--nope'])).toThrow();
+  });
+});
+
+describe('the A/B arithmetic', () => {
+  it('rotates who goes first every round', () => {
+    expect([0, 1, 2].map(abOrder)).toEqual([
+      ['a', 'b'],
+      ['b', 'a'],
+      ['a', 'b'],
+    ]);
+  });
+
+  it('takes each ratio per round and gives the median (min-max); RSS only when asked', () => {
+    const run = (requestsPerSec: number, p99Ms: number, maxRssMb: number) => ({ requestsPerSec, p99Ms, maxRssMb });
+    const rounds = [
+      { a: run(900, 2, 110), b: run(1000, 1, 100) },
+      { a: run(500, 3, 120), b: run(1000, 2, 100) },
+      { a: run(1100, 1, 130), b: run(1000, 1, 100) },
+    ];
+    expect(abRatios(rounds, true)).toEqual({
+      requestsPerSec: { median: 0.9, min: 0.5, max: 1.1, n: 3 },
+      p99: { median: 1.5, min: 1, max: 2, n: 3 },
+      rss: { median: 1.2, min: 1.1, max: 1.3, n: 3 },
+    });
+    expect(abRatios(rounds, false).rss).toBeUndefined();
+  });
+});
