@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { missingServeFlags, SERVE_ENV } from '../../../packages/server/bin/serve-flags.js';
 import { spawnTracked, stopChild } from './children.js';
 import { DEFAULTS, TUNED } from './configurations.js';
 import { recordAnswer, serialiseAnswer } from './floor-answer.js';
@@ -98,14 +99,13 @@ export interface Runtime {
 /**
  * The layer variants' runtime: tools/bench/src/variant-server.ts, which builds the app with the layers named in
  * BENCH_LAYERS_OFF switched off through buildApp's options (layer-switches.ts), under the V8 and glibc
- * sizing `plant-store serve` gives itself (bin/plant-store.js).
+ * sizing `plant-store serve` gives itself (bin/serve-flags.js).
  */
 export const VARIANT_RUNTIME: Runtime = {
   node: process.execPath,
   bin: BIN,
   args: [
-    '--max-semi-space-size=16',
-    '--max-old-space-size=384',
+    ...missingServeFlags([], {}),
     '--import',
     'tsx',
     fileURLToPath(new URL('./variant-server.ts', import.meta.url)),
@@ -161,7 +161,7 @@ export function plantStore(
           DATABASE_URL,
           PORT: String(port),
           ...TUNED,
-          ...(runtime.args ? { MALLOC_ARENA_MAX: '2' } : {}),
+          ...(runtime.args ? SERVE_ENV : {}),
           ...env,
         },
         runtime.node,
