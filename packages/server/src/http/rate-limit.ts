@@ -66,11 +66,10 @@ export async function registerRateLimit(
     count(principal.subject, windowMs, (current, ttl) => {
       const seconds = String(Math.max(1, Math.ceil(ttl / 1000)));
       if (current <= max) {
-        reply.headers({
-          'x-ratelimit-limit': limit,
-          'x-ratelimit-remaining': String(max - current),
-          'x-ratelimit-reset': seconds,
-        });
+        // One call a header: an object of them would be built and walked per request.
+        reply.header('x-ratelimit-limit', limit);
+        reply.header('x-ratelimit-remaining', String(max - current));
+        reply.header('x-ratelimit-reset', seconds);
         return done();
       }
       done(
