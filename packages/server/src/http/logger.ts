@@ -26,6 +26,13 @@ import type { LogLevel } from '../config.js';
 import { redactQuery } from './url-redaction.js';
 
 const text = JSON.stringify;
+// Printable ASCII but `"` and `\`: JSON writes such a text as it is, between quotes.
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** A text as JSON: the common case (a method, a path, an address, a request id) without JSON.stringify's walk. */
+export function quoted(value: string): string {
+  return PLAIN.test(value) ? `"${value}"` : text(value);
+}
 
 /**
  * Standard output for log lines, written without waiting for each write: lines gather for at most FLUSH_MS, or until
@@ -40,9 +47,9 @@ const text = JSON.stringify;
  * left (flushLog), and at exit whatever it still holds is lost, said on standard error. A process killed outright
  * (SIGKILL, out of memory) loses at most the last FLUSH_MS of lines besides what the output held.
  */
-const FLUSH_MS = 10;
+export const FLUSH_MS = 10;
 // Counted in characters, which are the bytes of the log's JSON lines but for the rare non-ASCII one.
-const FLUSH_BYTES = 64 * 1024;
+export const FLUSH_BYTES = 64 * 1024;
 const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
 /** How long shutdown waits for standard output to take the log's last lines. */
 export const FINAL_FLUSH_MS = 1_000;
@@ -295,10 +302,13 @@ export function accessLine(
   responseTime: number,
 ): string {
   let line = `{"level":30,"time":${time}${(root as unknown as Record<symbol, string>)[symbols.chindingsSym]}`;
-  for (const key in bindings) line += `,${text(key)}:${text(bindings[key])}`;
+  for (const key in bindings) {
+    const value = bindings[key];
+    line += `,${quoted(key)}:${typeof value === 'string' ? quoted(value) : text(value)}`;
+  }
   return (
-    `${line},"req":{"method":${text(cutForLog(request.method))},"url":${text(cutForLog(redactQuery(request.url)))},` +
-    `"remoteAddress":${text(cutForLog(request.ip))}},"res":{"statusCode":${statusCode}},"responseTime":${responseTime},` +
+    `${line},"req":{"method":${quoted(cutForLog(request.method))},"url":${quoted(cutForLog(redactQuery(request.url)))},` +
+    `"remoteAddress":${quoted(cutForLog(request.ip))}},"res":{"statusCode":${statusCode}},"responseTime":${responseTime},` +
     `"msg":"request completed"}\n`
   );
 }

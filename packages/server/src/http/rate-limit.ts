@@ -48,7 +48,7 @@ export async function registerRateLimit(
   if (options.max === 0) return null;
   const { redis, max, windowMs } = options;
   const shared = redis
-    ? createSharedCounter(redis, 'plant-store:rate:', {
+    ? createSharedCounter(redis, 'plant-store:rate:principal:', {
         warn: (message) => app.log.warn(message),
         info: (message) => app.log.info(message),
       })
@@ -62,14 +62,14 @@ export async function registerRateLimit(
   app.addHook('preParsing', (request, reply, _payload, done) => {
     const principal = request.principal;
     if (principal === null) return done();
-    count(`principal:${principal.subject}`, windowMs, (current, ttl) => {
+    // Keyed by the subject itself: a key built per request is a new string, hashed anew by every lookup.
+    count(principal.subject, windowMs, (current, ttl) => {
       const seconds = String(Math.max(1, Math.ceil(ttl / 1000)));
       if (current <= max) {
-        reply.headers({
-          'x-ratelimit-limit': limit,
-          'x-ratelimit-remaining': String(max - current),
-          'x-ratelimit-reset': seconds,
-        });
+        // One call a header: an object of them would be built and walked per request.
+        reply.header('x-ratelimit-limit', limit);
+        reply.header('x-ratelimit-remaining', String(max - current));
+        reply.header('x-ratelimit-reset', seconds);
         return done();
       }
       done(

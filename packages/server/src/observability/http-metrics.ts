@@ -5,7 +5,9 @@ import type { HistogramSeries } from './fast-histogram.js';
 import type { Metrics } from './metrics.js';
 
 // The semantic conventions' rule: a method outside the well-known set is recorded as _OTHER.
-const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT']);
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT', '_OTHER'];
+const METHOD_INDEX = new Map(METHODS.map((method, index) => [method, index]));
+const OTHER = METHODS.length - 1;
 
 /** Registers the hooks; first of all the app's hooks, so answers given early (404, 429, 503) are counted too. */
 export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
@@ -21,7 +23,7 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): voi
   });
   // The series of each route's answers by method and status, found from the route's own config object (one per
   // route) without building a key per request.
-  const byRoute = new WeakMap<object, Map<string, HistogramSeries>>();
+  const byRoute = new WeakMap<object, Map<number, HistogramSeries>>();
   const seriesOf = (request: FastifyRequest, status: number): HistogramSeries => {
     const config = request.routeOptions.config as { operationId?: string };
     let routeSeries = byRoute.get(config);
@@ -29,10 +31,12 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): voi
       routeSeries = new Map();
       byRoute.set(config, routeSeries);
     }
-    const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
-    const key = status + method;
+    const index = METHOD_INDEX.get(request.method) ?? OTHER;
+    // A number: a key built from the method and status as text would be a new string, hashed anew, per request.
+    const key = status * METHODS.length + index;
     let found = routeSeries.get(key);
     if (!found) {
+      const method = METHODS[index]!;
       const route = request.routeOptions.url ?? '';
       const operationId = config.operationId ?? '';
       found = requestDuration.series(`${method} ${route} ${status} ${operationId}`, () => ({

@@ -10,6 +10,7 @@ import { issueToken } from '../../src/auth/tokens.js';
 import { loadConfig } from '../../src/config.js';
 import { checkBindings } from '../../src/http/bindings.js';
 import { loadContract } from '../../src/http/openapi-document.js';
+import { API_HEADERS } from '../../src/http/security-headers.js';
 
 let t: TestApp;
 let writer: string;
@@ -171,6 +172,24 @@ describe('headers on every answer', () => {
     expect(api.headers['content-security-policy']).toBeUndefined();
     // /docs keeps swagger-ui's own policy, which a global one would contradict.
     expect(docs.headers['content-security-policy']).toBeDefined();
+  });
+
+  it('sets the document-only helmet headers on /docs alone: an API answer carries those that mean something for JSON', async () => {
+    const documentOnly = [
+      'cross-origin-opener-policy',
+      'origin-agent-cluster',
+      'x-dns-prefetch-control',
+      'x-download-options',
+      'x-permitted-cross-domain-policies',
+      'x-xss-protection',
+    ];
+    const api = await get({ authorization: `Bearer ${writer}` });
+    const docs = await call(t.app, { method: 'GET', url: '/docs/' });
+    for (const name of documentOnly) {
+      expect(docs.headers[name], name).toBeDefined();
+      expect(api.headers[name], name).toBeUndefined();
+    }
+    for (const name of API_HEADERS) expect(api.headers[name], name).toBe(docs.headers[name]);
   });
 });
 

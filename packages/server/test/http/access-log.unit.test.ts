@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { AccessLog, accessLine, RequestLog, requestLog } from '../../src/http/logger.js';
+import { AccessLog, accessLine, quoted, RequestLog, requestLog } from '../../src/http/logger.js';
 import { redactQuery } from '../../src/http/url-redaction.js';
 
 function capturingLogger(level = 'info') {
@@ -29,9 +29,19 @@ const requests = [
   { method: 'GET', url: '/plants?limit=100', ip: '127.0.0.1' },
   { method: 'POST', url: '/plants?access_token=pst_secret&x="quoted"\\', ip: '::1' },
   { method: 'DELETE', url: '/plants/9007199254740993?%61ccess_token=x', ip: '10.0.0.1' },
+  { method: 'GET', url: '/pl\u00e4nts/\u007f\t\u2028\ud800', ip: '::ffff:127.0.0.1' },
 ];
 
 describe('the access line', () => {
+  it('quotes every text as JSON.stringify does, each character and mixes of them', () => {
+    for (let code = 0; code < 0x3000; code++) {
+      const char = String.fromCharCode(code);
+      expect(quoted(char)).toBe(JSON.stringify(char));
+      expect(quoted(`a${char}b`)).toBe(JSON.stringify(`a${char}b`));
+    }
+    expect(quoted('')).toBe('""');
+  });
+
   it.each(requests)('is the line pino writes for $method $url, with the time its own', async (request) => {
     const { logger, lines } = capturingLogger();
     const bindings = { reqId: 'req-1:a.b' };

@@ -4,7 +4,15 @@
 import { Writable } from 'node:stream';
 import { type LoggerOptions, pino } from 'pino';
 import { afterEach, expect, it, vi } from 'vitest';
-import { accessLine, BatchedOutput, LOGGED_TEXT_MAX, logDrops, loggerOptions } from '../../src/http/logger.js';
+import {
+  accessLine,
+  BatchedOutput,
+  FLUSH_BYTES,
+  FLUSH_MS,
+  LOGGED_TEXT_MAX,
+  logDrops,
+  loggerOptions,
+} from '../../src/http/logger.js';
 import { redactQuery } from '../../src/http/url-redaction.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 
@@ -29,6 +37,55 @@ const line = (n: number) => `${JSON.stringify({ n, pad: 'x'.repeat(80) })}\n`;
 
 afterEach(() => {
   vi.restoreAllMocks();
+});
+
+/** A standard output that takes every write at once, and the writes it got. */
+function takingOutput() {
+  const writes: string[] = [];
+  const out = new Writable({
+    write(chunk, _encoding, done) {
+      writes.push(String(chunk));
+      done();
+    },
+  });
+  return { out, writes };
+}
+
+it('hands lines over together, FLUSH_MS after the first of them, not one write per line', () => {
+  vi.useFakeTimers();
+  try {
+    const { out, writes } = takingOutput();
+    const output = new BatchedOutput(out);
+    for (let n = 0; n < 3; n++) output.write(line(n));
+    vi.advanceTimersByTime(FLUSH_MS - 1);
+    expect(writes).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(writes).toEqual([line(0) + line(1) + line(2)]);
+    output.write(line(3));
+    vi.advanceTimersByTime(FLUSH_MS);
+    expect(writes).toEqual([line(0) + line(1) + line(2), line(3)]);
+  } finally {
+    vi.useRealTimers();
+  }
+});
+
+it('hands lines over at once when FLUSH_BYTES of them wait, and whatever waits at exit', () => {
+  vi.useFakeTimers();
+  try {
+    const { out, writes } = takingOutput();
+    const output = new BatchedOutput(out);
+    let waiting = 0;
+    for (let n = 0; waiting < FLUSH_BYTES; n++) {
+      output.write(line(n));
+      waiting += line(n).length;
+    }
+    expect(writes.join('').length).toBe(waiting);
+    output.write(line(-1));
+    output.exit();
+    expect(writes.at(-1)).toBe(line(-1));
+  } finally {
+    vi.useRealTimers();
+  }
 });
 
 it('drops the lines beyond its bound while the output stalls, counts them, and says so once it drains', async () => {
