@@ -1,7 +1,7 @@
 // What a serving process holds: V8's young generation sized by `plant-store serve` itself (the same process,
 // re-executed with the flag), and only the modules of what is switched on (a SQLite service with metrics off loads
 // neither pg, ioredis, jose, prom-client nor OpenTelemetry).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -64,6 +64,16 @@ describe('a serving process', () => {
     expect(line).toContain('--max-semi-space-size=8');
     expect(line).not.toContain('--max-old-space-size=384');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it('runs one worker thread beside the main one for a SQLite store (its log sync and checkpoints share it)', async () => {
+    const server = await serve('threads');
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    // Node names each worker's OS thread WorkerThread; each is a whole Node environment, ~14 MB of RSS.
+    const names = readdirSync(`/proc/${server.child.pid!}/task`).map((task) =>
+      readFileSync(`/proc/${server.child.pid!}/task/${task}/comm`, 'utf8').trim(),
+    );
+    expect(names.filter((name) => name === 'WorkerThread')).toHaveLength(1);
   });
 
   it('loads no module of a feature that is off', async () => {

@@ -1,5 +1,5 @@
 // Group commit for SQLite writes: the writes of one event-loop turn share one transaction, each answered once its
-// batch is durable (`durable`: log-sync.ts). A batch that finds the write lock taken is retried from a timer, never in
+// batch is durable (`durable`: log-keeper.ts). A batch that finds the write lock taken is retried from a timer, never in
 // SQLite's busy handler, which sleeps on the event loop.
 import type { Database } from 'better-sqlite3';
 import { StoreUnavailableError } from '../store.js';

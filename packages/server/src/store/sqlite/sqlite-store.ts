@@ -1,6 +1,6 @@
 // The embedded SQLite store (better-sqlite3): WAL, and an answered write survives a crash or power cut (every
 // connection runs synchronous=FULL, except the store's own with group commit, which commits with NORMAL and syncs the
-// log off the event loop before answering: see log-sync.ts); ids are 64-bit integers bound and read as bigint.
+// log off the event loop before answering: see log-keeper.ts); ids are 64-bit integers bound and read as bigint.
 // Writes are group-committed; pages and token lookups are cached until the database changes: this process's writes
 // forget what they may alter, and data_version catches commits by other processes sharing the file (`serve
 // --workers`, the CLI).
@@ -16,7 +16,7 @@ import { checkBeforeOpen, watchFile } from './file-guard.js';
 import { prepareDatabaseFile } from './file-mode.js';
 import { asStoreError, createGroupCommit } from './group-commit.js';
 import { createSqliteIdempotency } from './idempotency.js';
-import { syncLogOf } from './log-sync.js';
+import { keepLogOf } from './log-keeper.js';
 import { sqliteMigrations } from './migrations.js';
 import { createSqliteOutbox } from './outbox.js';
 import { keepWalSmall } from './wal.js';
@@ -103,10 +103,11 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   const watch = path === ':memory:' ? null : watchFile(path, statSync(path, { bigint: true }));
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
 
-  // Checkpoints run on a worker thread, never in a commit on the event loop (see wal.ts).
-  const wal = path === ':memory:' ? undefined : keepWalSmall(db, path);
-  // Group-committed batches are made durable by an fsync of the log on a thread of its own, not inside the commit.
-  const logSync = path !== ':memory:' && options.groupCommit !== false ? syncLogOf(path) : undefined;
+  // One worker thread checkpoints, never in a commit on the event loop (see wal.ts), and makes group-committed
+  // batches durable with an fsync of the log, not inside the commit (log-keeper.ts).
+  const keeper = path === ':memory:' ? undefined : keepLogOf(path);
+  const wal = keeper && keepWalSmall(db, keeper);
+  const logSync = options.groupCommit !== false ? keeper : undefined;
   if (logSync) db.pragma('synchronous = NORMAL');
   // This process's own moves of owner versions (`owner\0version`), uncommitted or committed and not yet answered: their
   // feed rows are not another process's commits (readFeed). One rolled back is dropped: another process may make it.
@@ -455,7 +456,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       // After the connection: closing any descriptor of a file drops every POSIX lock this process holds on it, so
       // closing this one first would drop SQLite's own locks on the -shm file while its connection still counts on them.
       walHeader?.close();
-      await logSync?.close();
+      await keeper?.close();
     },
   };
 }

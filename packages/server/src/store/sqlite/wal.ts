@@ -1,9 +1,8 @@
 // Keeps the SQLite write-ahead log small without checkpointing on the event loop (a checkpoint's fsyncs stalled every
-// request): a worker thread checkpoints PASSIVE after commits and TRUNCATE when idle; journal_size_limit cuts back a
-// log that a reader holding an old snapshot let grow.
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+// request): the log keeper's thread checkpoints PASSIVE after commits and TRUNCATE when idle, as this schedules;
+// journal_size_limit cuts back a log that a reader holding an old snapshot let grow.
 import type Database from 'better-sqlite3';
+import type { LogKeeper } from './log-keeper.js';
 
 /** Bytes the log is cut back to whenever a write restarts it. */
 export const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
@@ -18,48 +17,27 @@ const IDLE_MS = 1_000;
 /** How often an emptying a reader prevented is tried again. */
 const RETRY_MS = 5_000;
 
-// The checkpointer thread, as plain JavaScript (it runs the same on the sources under test and on dist/). It answers
-// each mode it is sent with the checkpoint's result, or with `busy` when SQLite refused (a lock was held).
-const CHECKPOINTER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.path, { fileMustExist: true });
-db.pragma('busy_timeout = 0');
-parentPort.on('message', (mode) => {
-  if (mode === 'close') {
-    db.close();
-    parentPort.close();
-    return;
-  }
-  try {
-    const [result] = db.pragma('wal_checkpoint(' + mode + ')');
-    parentPort.postMessage({ mode, busy: result.busy !== 0, log: result.log });
-  } catch {
-    parentPort.postMessage({ mode, busy: true, log: -1 });
-  }
-});
-`;
-
 export interface WalKeeper {
   /** Tell it after each commit. */
   wrote(): void;
   stop(): void;
 }
 
-/** Stops `db` (the serving connection to `path`) checkpointing and keeps the log small from a worker thread. */
-export function keepWalSmall(db: Database.Database, path: string): WalKeeper {
+/**
+ * Stops `db` (the serving connection) checkpointing and keeps the log small from the keeper's thread, which answers
+ * each checkpoint with its result, `busy` when SQLite refused (a lock was held).
+ */
+export function keepWalSmall(
+  db: Database.Database,
+  keeper: Pick<LogKeeper, 'checkpoint' | 'onCheckpointed'>,
+): WalKeeper {
   db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
   db.pragma('wal_autocheckpoint = 0');
-  const worker = new Worker(CHECKPOINTER, {
-    eval: true,
-    workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path },
-  });
-  worker.unref();
   let stopped = false;
   let passive: NodeJS.Timeout | undefined;
   let idle: NodeJS.Timeout | undefined;
   const send = (mode: 'PASSIVE' | 'TRUNCATE') => {
-    if (!stopped) worker.postMessage(mode);
+    if (!stopped) keeper.checkpoint(mode);
   };
   const emptyAfter = (ms: number) => {
     clearTimeout(idle);
@@ -67,13 +45,11 @@ export function keepWalSmall(db: Database.Database, path: string): WalKeeper {
     idle = setTimeout(() => send('TRUNCATE'), ms);
     idle.unref();
   };
-  worker.on('message', ({ mode, busy, log }: { mode: string; busy: boolean; log: number }) => {
-    if (mode === 'TRUNCATE' && (busy || log > 0)) emptyAfter(RETRY_MS);
-  });
-  // A checkpointer that fails (say the file went away) leaves the log to grow, as a stopped one would; the store's
-  // readiness reports a lost file.
-  worker.on('error', () => {
-    stopped = true;
+  keeper.onCheckpointed((result) => {
+    // A checkpointer that cannot open the database (say the file went away) leaves the log to grow, as a stopped one
+    // would; the store's readiness reports a lost file.
+    if (result.failed) stopped = true;
+    else if (result.mode === 'TRUNCATE' && (result.busy || result.log > 0)) emptyAfter(RETRY_MS);
   });
   return {
     wrote() {
@@ -89,7 +65,6 @@ export function keepWalSmall(db: Database.Database, path: string): WalKeeper {
     stop() {
       clearTimeout(passive);
       clearTimeout(idle);
-      if (!stopped) worker.postMessage('close');
       stopped = true;
     },
   };

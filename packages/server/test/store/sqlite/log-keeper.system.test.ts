@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
 
-const dir = mkdtempSync(join(tmpdir(), 'plant-store-log-sync-process-'));
+const dir = mkdtempSync(join(tmpdir(), 'plant-store-log-keeper-process-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const built = new URL('../../../dist/store/sqlite/', import.meta.url).href;
 
@@ -16,10 +16,10 @@ const built = new URL('../../../dist/store/sqlite/', import.meta.url).href;
 async function withLogSync(file: string, rest: string): Promise<string[]> {
   const script = `
     const { openSqliteDatabase } = await import('${built}sqlite-store.js');
-    const { syncLogOf } = await import('${built}log-sync.js');
+    const { keepLogOf } = await import('${built}log-keeper.js');
     const db = openSqliteDatabase(${JSON.stringify(join(dir, file))});
     db.exec('CREATE TABLE t (x INTEGER)');
-    const log = syncLogOf(${JSON.stringify(join(dir, file))});
+    const log = keepLogOf(${JSON.stringify(join(dir, file))});
     ${rest}
   `;
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {

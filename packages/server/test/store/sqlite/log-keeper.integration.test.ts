@@ -1,17 +1,17 @@
 // Group-committed SQLite writes are answered only once their batch is durable: the store's connection commits with
 // synchronous=NORMAL and a thread of its own fsyncs the write-ahead log; the event loop never waits for it: the next
-// request to begin (poll) answers a finished sync, else Atomics.waitAsync does.
-import { mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync } from 'node:fs';
+// request to begin (poll) answers a finished sync, else the thread's message after it does. The same thread checkpoints.
+import { mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGroupCommit } from '../../../src/store/sqlite/group-commit.js';
-import { syncLogOf } from '../../../src/store/sqlite/log-sync.js';
+import { type Checkpointed, keepLogOf, type LogKeeper } from '../../../src/store/sqlite/log-keeper.js';
 import { openSqliteDatabase, openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import { StoreUnavailableError } from '../../../src/store/store.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'plant-store-log-sync-'));
+const dir = mkdtempSync(join(tmpdir(), 'plant-store-log-keeper-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The files this process holds open, by path. */
@@ -96,12 +96,12 @@ describe('group commit with a log sync', () => {
   });
 });
 
-describe('syncLogOf', () => {
+describe('keepLogOf', () => {
   it('fsyncs the database’s write-ahead log, and re-opens it should the path name another file', async () => {
     const path = join(dir, 'sync.db');
     const db = openSqliteDatabase(path);
     db.exec('CREATE TABLE t (x INTEGER)');
-    const log = syncLogOf(path);
+    const log = keepLogOf(path);
     await log.sync();
     expect(openFiles()).toContain(`${path}-wal`);
     renameSync(`${path}-wal`, `${path}-old-wal`);
@@ -122,8 +122,8 @@ describe('syncLogOf', () => {
     const path = join(dir, 'turn.db');
     const db = openSqliteDatabase(path);
     db.exec('CREATE TABLE t (x INTEGER)');
-    const log = syncLogOf(path);
-    /** Runs microtasks only (no turn of the event loop, so no waitAsync can answer) for up to `ms`, or until done. */
+    const log = keepLogOf(path);
+    /** Runs microtasks only (no turn of the event loop, so no message can answer) for up to `ms`, or until done. */
     const withinTurn = async (done: () => boolean, poll: boolean, ms: number) => {
       const until = performance.now() + ms;
       while (!done() && performance.now() < until) {
@@ -137,7 +137,7 @@ describe('syncLogOf', () => {
     // Without a poll nothing answers it within the turn (its thread syncs in well under 200 ms here); a poll does.
     expect(await withinTurn(() => answered, false, 200)).toBe(false);
     expect(await withinTurn(() => answered, true, 5000)).toBe(true);
-    // With no poll at all, Atomics.waitAsync answers it from a later turn.
+    // With no poll at all, the thread's message answers it in a later turn.
     await expect(log.sync()).resolves.toBeUndefined();
     await log.close();
     db.close();
@@ -145,7 +145,7 @@ describe('syncLogOf', () => {
 
   it('rejects every sync when the log cannot be synced, and settles pending syncs on close', async () => {
     const missing = join(dir, 'never-created.db');
-    const log = syncLogOf(missing);
+    const log = keepLogOf(missing);
     await expect(log.sync()).rejects.toThrow(/fdatasync/);
     const pending = expect(log.sync()).rejects.toThrow(/fdatasync/);
     await log.close();
@@ -153,7 +153,7 @@ describe('syncLogOf', () => {
     const path = join(dir, 'closing.db');
     const db = openSqliteDatabase(path);
     db.exec('CREATE TABLE t (x INTEGER)');
-    const closing = syncLogOf(path);
+    const closing = keepLogOf(path);
     const both = [closing.sync(), closing.sync()];
     await closing.close();
     await expect(Promise.all(both)).resolves.toEqual([undefined, undefined]);
@@ -186,5 +186,49 @@ describe('syncLogOf', () => {
     probe.close();
     await grouped.close();
     expect(openFiles()).not.toContain(join(dir, 'grouped.db-wal'));
+  });
+
+  /** The next checkpoint result `log` reports, after asking for each of `modes` in one turn. */
+  const checkpointed = (log: LogKeeper, ...modes: ('PASSIVE' | 'TRUNCATE')[]) =>
+    new Promise<Checkpointed>((resolve) => {
+      log.onCheckpointed(resolve);
+      for (const mode of modes) log.checkpoint(mode);
+    });
+
+  it('checkpoints on the syncing thread, answering each with its result, and syncs asked meanwhile are answered', async () => {
+    const path = join(dir, 'checkpoint.db');
+    const db = openSqliteDatabase(path);
+    db.pragma('wal_autocheckpoint = 0');
+    db.exec('CREATE TABLE t (x INTEGER)');
+    for (let i = 0; i < 50; i++) db.prepare('INSERT INTO t VALUES (?)').run(i);
+    const log = keepLogOf(path);
+    const passive = checkpointed(log, 'PASSIVE');
+    await log.sync();
+    expect(await passive).toMatchObject({ mode: 'PASSIVE', busy: false });
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(0);
+    const truncate = checkpointed(log, 'TRUNCATE');
+    const synced = log.sync();
+    expect(await truncate).toEqual({ mode: 'TRUNCATE', busy: false, log: 0 });
+    await synced;
+    expect(statSync(`${path}-wal`).size).toBe(0);
+    // A checkpoint while the serving connection holds the write lock is refused at once (busy), never waited for.
+    db.prepare('BEGIN IMMEDIATE').run();
+    db.prepare('INSERT INTO t VALUES (0)').run();
+    expect(await checkpointed(log, 'TRUNCATE')).toMatchObject({ mode: 'TRUNCATE', busy: true });
+    db.prepare('COMMIT').run();
+    db.close();
+    // Its connection to the database is closed with the thread.
+    expect(openFiles()).toContain(path);
+    await log.close();
+    expect(openFiles()).not.toContain(path);
+  });
+
+  it('reports a checkpoint it cannot open the database for as failed, and goes on syncing', async () => {
+    const path = join(dir, 'gone.db');
+    writeFileSync(`${path}-wal`, ''); // a log to sync, and no database
+    const log = keepLogOf(path);
+    expect(await checkpointed(log, 'PASSIVE')).toEqual({ mode: 'PASSIVE', failed: true });
+    await expect(log.sync()).resolves.toBeUndefined();
+    await log.close();
   });
 });
