@@ -1,5 +1,6 @@
-// A sync left to finish in the background holds the process open until it is durable, and lets it exit afterwards: a command that writes and then ends must not exit before its write is on
-// disk, nor hang after it. Run as a process of its own, on the built module, as the CLI runs.
+// A sync left to finish in the background holds the process open until it is durable, and lets it exit afterwards:
+// a command that writes and then ends must not exit before its write is on disk, nor hang after it. Run as a process
+// of its own, on the built module, as the CLI runs.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
