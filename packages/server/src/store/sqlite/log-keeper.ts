@@ -20,7 +20,7 @@ const MODES = { PASSIVE: 1n, TRUNCATE: 2n } as const;
 // Node has it (22.3 on), as a worker evaluates its code as a module when the process was started with
 // --input-type=module, where require is missing). Each fdatasync covers every batch asked for before it began. A
 // pending sync is served before a checkpoint starts, and a checkpoint is synchronous: the longest a sync waits is one
-// checkpoint (with busy_timeout 0 it never waits for a lock; 2-10 ms, once a second, under the bench's mixed
+// checkpoint (with busy_timeout 0 it never waits for a lock; 2-10 ms, once a second, under the mixed
 // workload, where an fdatasync's own p99 was 8 ms). The checkpointing connection opens at the first one.
 const KEEPER = `
 const load = process.getBuiltinModule ? (name) => process.getBuiltinModule(name) : require;
