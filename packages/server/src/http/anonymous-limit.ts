@@ -36,6 +36,9 @@ const documents = (url: string) => /^\/(?:openapi\.(?:json|yaml)|docs)(?:[/?]|$)
 /**
  * Counts every answer given without a principal against its client address (onSend, so unknown routes and early
  * refusals count too), and refuses an address already over its budget before anything else is done (onRequest).
+ * A 5xx answer is the service's failure, not the caller's: never counted, never turned into a 429. During a store
+ * outage a token cannot be checked, so every request with one ends without a principal, in 503: counted, the callers
+ * of one address (a proxy, a NAT) would hear 429 after RATE_LIMIT_ANONYMOUS_MAX of them instead of the outage.
  */
 export function registerAnonymousLimit(app: FastifyInstance, options: { max: number; windowMs: number }): void {
   const { max } = options;
@@ -64,7 +67,8 @@ export function registerAnonymousLimit(app: FastifyInstance, options: { max: num
       .send(refusal(request.url, wait));
   });
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (request.principal !== null || reply.statusCode === 429 || exempt(request.url)) return done(null, payload);
+    if (request.principal !== null || reply.statusCode === 429 || reply.statusCode >= 500 || exempt(request.url))
+      return done(null, payload);
     const wait = budgetOf(request.url).hit(request.ip);
     if (wait === 0) return done(null, payload);
     reply.code(429).header('retry-after', String(wait)).type('application/json; charset=utf-8');

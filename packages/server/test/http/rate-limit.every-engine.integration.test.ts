@@ -6,6 +6,7 @@ import { createTestApp, type TestApp } from '@plant-store/test-kit';
 import { call } from '@plant-store/test-kit/contract-call';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { StoreUnavailableError } from '../../src/store/store.js';
 
 let t: TestApp | undefined;
 afterEach(async () => {
@@ -60,6 +61,31 @@ describe('rate limits for requests without a valid token', () => {
     expect([(await from('10.0.0.1')).status, (await from('10.0.0.1')).status]).toEqual([401, 401]);
     expect((await from('10.0.0.1')).status).toBe(429);
     expect((await from('10.0.0.2')).status).toBe(401);
+  });
+
+  it('leaves an outage a 503: requests whose token cannot be checked are not counted against their address', async () => {
+    t = await createTestApp({ env: { RATE_LIMIT_ANONYMOUS_MAX: '2', RATE_LIMIT_MAX: '100' } });
+    const good = await t.token('alice');
+    // The store goes away: no token can be checked, the cached ones included.
+    const tokens = t.store.tokens as { cachedByHash?: unknown; findByHash: unknown };
+    const { cachedByHash, findByHash } = tokens;
+    tokens.cachedByHash = undefined;
+    tokens.findByHash = async () => {
+      throw new StoreUnavailableError('the database is down');
+    };
+    const during: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      during.push((await call(t.app, { method: 'GET', url: '/plants', path: '/plants', token: good })).status);
+    }
+    expect(during).toEqual([503, 503, 503, 503, 503]);
+    // Back: the caller is served, and the address's budget is whole (a bad token is 401 twice before 429).
+    Object.assign(tokens, { cachedByHash, findByHash });
+    expect((await call(t.app, { method: 'GET', url: '/plants', path: '/plants', token: good })).status).toBe(200);
+    const after: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      after.push((await call(t.app, { method: 'GET', url: '/plants', path: '/plants', token: 'bad' })).status);
+    }
+    expect(after).toEqual([401, 401, 429]);
   });
 
   it('is configured by RATE_LIMIT_ANONYMOUS_MAX, on by default, 0 turning it off', () => {
