@@ -257,6 +257,30 @@ describe('getPlants', () => {
     expect(new Set(tags).size).toBe(3);
   });
 
+  it('answers a page read again (the same object, as from a cache) with the same headers, and a moved one anew', async () => {
+    let page = pageOf('[{"name":"Fern"}]', { lastId: 7n, hasMore: true, version: '3' });
+    const cached: PlantStore = { ...store, plants: { ...store.plants, list: async () => page } };
+    const read = (who: Principal, limit = 100, path = '/plants') =>
+      handlers.getPlants(input<'getPlants'>({ principal: who, query: { limit }, path }), { store: cached });
+    const alice = principal();
+    const first = (await read(alice)).headers;
+    expect(first).toEqual({
+      etag: entityTagOf(alice.subject, page, 100, undefined),
+      link: expect.stringMatching(/^<\/plants\?limit=100&cursor=[^>]+>; rel="next"$/),
+    });
+    expect((await read(alice)).headers).toEqual(first);
+    // A cache moves a page on to a new version by copying it (whatever the handler kept on it comes along).
+    page = { ...page, version: '4' };
+    const moved = (await read(alice)).headers;
+    expect(moved?.etag).toBe(entityTagOf(alice.subject, page, 100, undefined));
+    expect(moved?.etag).not.toBe(first?.etag);
+    // The same page object asked for by another caller, with another limit or on another route: its own headers.
+    const bob = principal();
+    expect((await read(bob)).headers?.etag).toBe(entityTagOf(bob.subject, page, 100, undefined));
+    expect((await read(alice, 5)).headers?.link).toMatch(/^<\/plants\?limit=5&/);
+    expect((await read(alice, 100, '/v2/plants')).headers?.link).toMatch(/^<\/v2\/plants\?/);
+  });
+
   it('answers 304 with the tag and no body to an If-None-Match naming it (weakly, in a list, or *)', async () => {
     const alice = principal();
     await create(alice, { id: 1, name: 'Fern' });
