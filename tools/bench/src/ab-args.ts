@@ -1,5 +1,6 @@
 // `pnpm bench:ab`'s options and its arithmetic: the outside method, so that anyone can A/B two servers already
-// listening (warm each up alike, then per round measure each in turn, the order rotating; the ratio per round).
+// listening (warm each up alike, then per round measure each in turn, the order rotating; the ratio per round), and
+// the same with both measured at once (--together), where the machine's drift cancels out.
 import { parseArgs } from 'node:util';
 import { ratioPerRound, steadyFigures } from './ratios.js';
 import type { Spread } from './stats.js';
@@ -18,7 +19,11 @@ are per round, summarised as median (min-max).
   --warm-up RxS       warm-up runs x seconds per server (default 3x3)
   --connections N     wrk connections (default 50)
   --core LIST         wrk's cores, taskset's list (default 1)
-  --a-pid N, --b-pid N  the servers' pids: CPU per request and peak RSS (from /proc) beside each run`;
+  --a-pid N, --b-pid N  the servers' pids: CPU per request and peak RSS (from /proc) beside each run
+  --together          load A and B at the same time in each round (one wrk each, both on --core), rather than in
+                      turn: with both servers on one core, each gets its share of it, and A/B of req/s is B/A of
+                      the CPU a request, measured under the same conditions for both; on a shared, noisy machine
+                      it moves by a few percent where the ratios in turn move by tens (p99 then is a shared core's)`;
 
 export interface AbOptions {
   a: string;
@@ -33,6 +38,7 @@ export interface AbOptions {
   core: string;
   aPid?: number;
   bPid?: number;
+  together: boolean;
 }
 
 const positive = (name: string, text: string): number => {
@@ -57,6 +63,7 @@ export function parseAbArgs(argv: string[]): AbOptions {
       core: { type: 'string', default: '1' },
       'a-pid': { type: 'string' },
       'b-pid': { type: 'string' },
+      together: { type: 'boolean', default: false },
     },
   });
   if (!values.a || !values.b) throw new Error('--a and --b are both needed');
@@ -79,6 +86,7 @@ export function parseAbArgs(argv: string[]): AbOptions {
     core: values.core,
     ...(values['a-pid'] ? { aPid: positive('a-pid', values['a-pid']) } : {}),
     ...(values['b-pid'] ? { bPid: positive('b-pid', values['b-pid']) } : {}),
+    together: values.together,
   };
 }
 
@@ -89,6 +97,7 @@ export interface AbRun {
   requestsPerSec: number;
   p99Ms: number;
   maxRssMb: number;
+  cpuUsPerRequest: number;
 }
 
 export interface AbRatios {
@@ -96,18 +105,25 @@ export interface AbRatios {
   p99?: Spread;
   /** Only with both pids. */
   rss?: Spread;
+  /** CPU time a request, only with both pids. */
+  cpu?: Spread;
 }
 
-/** A/B per round of req/s, p99 and (with `rss`) peak RSS, each the median (min-max) over the rounds. */
-export function abRatios(rounds: readonly { a: AbRun; b: AbRun }[], rss: boolean): AbRatios {
+/**
+ * A/B per round of req/s, p99 and (with `pids`: both servers' pids known) peak RSS and CPU a request, each the median
+ * (min-max) over the rounds.
+ */
+export function abRatios(rounds: readonly { a: AbRun; b: AbRun }[], pids: boolean): AbRatios {
   const of = (pick: (run: AbRun) => number) =>
     ratioPerRound(steadyFigures(rounds.map((r) => pick(r.a))), steadyFigures(rounds.map((r) => pick(r.b)))).figure;
   const requestsPerSec = of((r) => r.requestsPerSec);
   const p99 = of((r) => r.p99Ms);
-  const peak = rss ? of((r) => r.maxRssMb) : undefined;
+  const peak = pids ? of((r) => r.maxRssMb) : undefined;
+  const cpu = pids ? of((r) => r.cpuUsPerRequest) : undefined;
   return {
     ...(requestsPerSec ? { requestsPerSec } : {}),
     ...(p99 ? { p99 } : {}),
     ...(peak ? { rss: peak } : {}),
+    ...(cpu ? { cpu } : {}),
   };
 }

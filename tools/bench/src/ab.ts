@@ -1,5 +1,5 @@
-// `pnpm bench:ab`: an A/B of any two servers already listening, by the outside method (ab-args.ts), printing each
-// round and the ratios. Usage: pnpm bench:ab --help
+// `pnpm bench:ab`: an A/B of any two servers already listening, by the outside method (ab-args.ts) or with both
+// loaded at once (--together), printing each round and the ratios. Usage: pnpm bench:ab --help
 import { AB_USAGE, type AbRun, abOrder, abRatios, parseAbArgs } from './ab-args.js';
 import { show } from './stats.js';
 import { requireWrk, wrk } from './wrk.js';
@@ -33,20 +33,32 @@ const measure = (side: 'a' | 'b', seconds: number) =>
 const line = (side: 'a' | 'b', r: Awaited<ReturnType<typeof measure>>) =>
   `${side.toUpperCase()} ${r.requestsPerSec.toFixed(0)} req/s, p99 ${r.p99Ms} ms, non-2xx ${r.non2xx}${servers[side].pid ? `, ${r.cpuUsPerRequest.toFixed(1)} us CPU/request, peak RSS ${r.maxRssMb} MB` : ''}`;
 
-for (const side of ['a', 'b'] as const) {
-  for (let i = 0; i < options.warmUpRuns; i++) await measure(side, options.warmUpSeconds);
-  console.log(
-    `warmed up ${side.toUpperCase()} (${servers[side].url}): ${options.warmUpRuns} runs of ${options.warmUpSeconds} s`,
-  );
+// Together, both sides run each warm-up and each round at once; else one after the other, the order rotating.
+const both = (seconds: number) => Promise.all([measure('a', seconds), measure('b', seconds)]);
+if (options.together) {
+  for (let i = 0; i < options.warmUpRuns; i++) await both(options.warmUpSeconds);
+  console.log(`warmed up A and B together: ${options.warmUpRuns} runs of ${options.warmUpSeconds} s`);
+} else {
+  for (const side of ['a', 'b'] as const) {
+    for (let i = 0; i < options.warmUpRuns; i++) await measure(side, options.warmUpSeconds);
+    console.log(
+      `warmed up ${side.toUpperCase()} (${servers[side].url}): ${options.warmUpRuns} runs of ${options.warmUpSeconds} s`,
+    );
+  }
 }
 const rounds: { a: AbRun; b: AbRun }[] = [];
 for (let round = 0; round < options.rounds; round++) {
   const pair = {} as { a: AbRun; b: AbRun };
   const parts: string[] = [];
-  for (const side of abOrder(round)) {
-    const result = await measure(side, options.seconds);
-    pair[side] = result;
-    parts.push(line(side, result));
+  if (options.together) {
+    [pair.a, pair.b] = await both(options.seconds);
+    parts.push(line('a', pair.a), line('b', pair.b));
+  } else {
+    for (const side of abOrder(round)) {
+      const result = await measure(side, options.seconds);
+      pair[side] = result;
+      parts.push(line(side, result));
+    }
   }
   rounds.push(pair);
   console.log(
@@ -54,7 +66,8 @@ for (let round = 0; round < options.rounds; round++) {
   );
 }
 const ratios = abRatios(rounds, Boolean(options.aPid && options.bPid));
-console.log(`\nA/B over ${options.rounds} rounds, median (min-max):`);
+console.log(`\nA/B over ${options.rounds} rounds${options.together ? ', together' : ''}, median (min-max):`);
 console.log(`  req/s  ${show(ratios.requestsPerSec, 2)}`);
 console.log(`  p99    ${show(ratios.p99, 2)}`);
 if (ratios.rss) console.log(`  peak RSS ${show(ratios.rss, 2)}`);
+if (ratios.cpu) console.log(`  CPU/request ${show(ratios.cpu, 2)}`);

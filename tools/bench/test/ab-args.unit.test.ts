@@ -19,6 +19,7 @@ describe('parseAbArgs', () => {
       warmUpSeconds: 3,
       connections: 50,
       core: '1',
+      together: false,
     });
   });
 
@@ -27,7 +28,7 @@ describe('parseAbArgs', () => {
       ...['--a', A, '--b', B, '--path', '/plants?limit=10'],
       ...['--header', 'authorization: Bearer x', '--header', 'accept: application/json'],
       ...['--rounds', '5', '--seconds', '2', '--warm-up', '2x4', '--connections', '10', '--core', '1,2'],
-      ...['--a-pid', '123', '--b-pid', '456'],
+      ...['--a-pid', '123', '--b-pid', '456', '--together'],
     ]);
     expect(options).toMatchObject({
       path: '/plants?limit=10',
@@ -40,6 +41,7 @@ describe('parseAbArgs', () => {
       core: '1,2',
       aPid: 123,
       bPid: 456,
+      together: true,
     });
   });
 
@@ -63,18 +65,25 @@ describe('the A/B arithmetic', () => {
     ]);
   });
 
-  it('takes each ratio per round and gives the median (min-max); RSS only when asked', () => {
-    const run = (requestsPerSec: number, p99Ms: number, maxRssMb: number) => ({ requestsPerSec, p99Ms, maxRssMb });
+  it('takes each ratio per round and gives the median (min-max); RSS and CPU only with both pids', () => {
+    const run = (requestsPerSec: number, p99Ms: number, maxRssMb: number, cpuUsPerRequest: number) => ({
+      requestsPerSec,
+      p99Ms,
+      maxRssMb,
+      cpuUsPerRequest,
+    });
     const rounds = [
-      { a: run(900, 2, 110), b: run(1000, 1, 100) },
-      { a: run(500, 3, 120), b: run(1000, 2, 100) },
-      { a: run(1100, 1, 130), b: run(1000, 1, 100) },
+      { a: run(900, 2, 110, 40), b: run(1000, 1, 100, 20) },
+      { a: run(500, 3, 120, 30), b: run(1000, 2, 100, 20) },
+      { a: run(1100, 1, 130, 22), b: run(1000, 1, 100, 20) },
     ];
     expect(abRatios(rounds, true)).toEqual({
       requestsPerSec: { median: 0.9, min: 0.5, max: 1.1, n: 3 },
       p99: { median: 1.5, min: 1, max: 2, n: 3 },
       rss: { median: 1.2, min: 1.1, max: 1.3, n: 3 },
+      cpu: { median: 1.5, min: 1.1, max: 2, n: 3 },
     });
     expect(abRatios(rounds, false).rss).toBeUndefined();
+    expect(abRatios(rounds, false).cpu).toBeUndefined();
   });
 });
