@@ -117,7 +117,8 @@ ${
         .map(
           (group) => `### ${group.name}
 
-Up at once, measured in turn each round (order rotating): the hot read (\`GET /plants?limit=100\` as one principal,
+Started afresh each round (one process differs from the next), up at once, warmed up, measured in turn (order
+rotating): the hot read (\`GET /plants?limit=100\` as one principal,
 wrk \`-t1 -c${context.connections}\`, ${context.seconds} s), the mixed workload, then the open loop on the hot read at ${LOADS.map((l) => `${l * 100}%`).join(' and ')} of bare
 Fastify's hot read that round, the same rates for every server (${context.openSeconds} s each).
 

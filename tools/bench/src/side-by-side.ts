@@ -1,7 +1,11 @@
 // The headline comparisons, measured side by side: every server of one group (plant-store on its defaults and tuned,
 // the floor, bare Fastify, the Express peer) is up at once, each pinned to core 0 (an idle one costs nothing) and
-// warmed up by the one rule (warm-up.ts), then each round measures each in turn, the order rotating by one per round,
-// so whatever else the machine does lands on all of them alike; ratios are taken within a round (ratios.ts).
+// warmed up by the one rule (warm-up.ts), then each is measured in turn, the order rotating by one per round, so
+// whatever else the machine does lands on all of them alike; ratios are taken within a round (ratios.ts).
+// Every round starts its servers afresh and stops them after: one process of a build differs from the next (two
+// processes of one build and configuration, loaded at once on one core, differed by up to 1.18x in CPU a request,
+// steadily, where one process against itself over rounds moves by a few percent), so rounds on the same processes
+// would sample one draw of each and call it the server's.
 // Each round: the hot read (wrk get), the mixed workload where a side has it, then the open loop at the same absolute
 // rates for every side: shares of bare Fastify's hot read that round.
 import { type OpenLoopResult, openLoop } from './open-loop.js';
@@ -59,6 +63,12 @@ export const rotate = <T>(items: readonly T[], by: number): T[] => {
 
 export async function sideBySide(options: GroupOptions): Promise<Group> {
   const group: Group = { name: options.name, sides: options.sides, closed: new Samples(), open: new Samples() };
+  for (let round = 0; round < options.rounds; round++) await measureRound(options, group, round);
+  return group;
+}
+
+/** One round: every side started, warmed up, measured in turn (rotated by `round`), and stopped. */
+async function measureRound(options: GroupOptions, group: Group, round: number): Promise<void> {
   const started = new Map<string, Running>();
   try {
     for (const [i, side] of options.sides.entries()) {
@@ -78,55 +88,52 @@ export async function sideBySide(options: GroupOptions): Promise<Group> {
         const warm = await warmUntilSteady(() => run(side, scenario, options.warmUpSeconds));
         steady.set(`${side.name}|${scenario}`, warm.steady);
         options.log(
-          `  ${options.name}: ${side.name}, ${scenario} warm-up: ${warm.runs.length} runs of ${options.warmUpSeconds} s, ${cpuTrail(warm)}${steadiness(warm)}`,
+          `  ${options.name} round ${round + 1}: ${side.name}, ${scenario} warm-up: ${warm.runs.length} runs of ${options.warmUpSeconds} s, ${cpuTrail(warm)}${steadiness(warm)}`,
         );
       }
     }
-    for (let round = 0; round < options.rounds; round++) {
-      for (const scenario of ['get', 'mixed'] as const) {
-        for (const side of rotate(
-          options.sides.filter((s) => s.scenarios.includes(scenario)),
-          round,
-        )) {
-          const result = await run(side, scenario, options.seconds);
-          group.closed.add(`${side.name}|${scenario}`, {
-            ...result,
-            steady: steady.get(`${side.name}|${scenario}`)!,
-          });
-          options.log(
-            `  ${options.name} round ${round + 1}: ${side.name}, ${scenario}: ${result.requestsPerSec.toFixed(0)} req/s, ${result.cpuUsPerRequest.toFixed(1)} us CPU/request, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, RSS ${result.maxRssMb} MB`,
-          );
-        }
+    for (const scenario of ['get', 'mixed'] as const) {
+      for (const side of rotate(
+        options.sides.filter((s) => s.scenarios.includes(scenario)),
+        round,
+      )) {
+        const result = await run(side, scenario, options.seconds);
+        group.closed.add(`${side.name}|${scenario}`, {
+          ...result,
+          steady: steady.get(`${side.name}|${scenario}`)!,
+        });
+        options.log(
+          `  ${options.name} round ${round + 1}: ${side.name}, ${scenario}: ${result.requestsPerSec.toFixed(0)} req/s, ${result.cpuUsPerRequest.toFixed(1)} us CPU/request, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, RSS ${result.maxRssMb} MB`,
+        );
       }
-      const capacity = group.closed.get(`${options.rateSide}|get`).at(-1)?.requestsPerSec;
-      if (capacity === undefined) continue;
-      for (const load of options.loads) {
-        const rate = Math.round(capacity * load);
-        for (const side of rotate(
-          options.sides.filter((s) => s.open),
-          round,
-        )) {
-          const server = started.get(side.name)!;
-          const result = await openLoop({
-            url: server.url,
-            rate,
-            seconds: options.openSeconds,
-            kind: 'get',
-            tokens: [server.token],
-            base: options.newBase(),
-            serverPid: server.pid,
-          });
-          group.open.add(`${side.name}|${load}`, { ...result, rate, steady: steady.get(`${side.name}|get`)! });
-          options.log(
-            `  ${options.name} round ${round + 1}: ${side.name}, open loop at ${rate}/s (${load * 100}%): p50 ${result.get.p50.toFixed(2)} ms, p99 ${result.get.p99.toFixed(2)} ms (generator lag p99 ${result.lag.p99.toFixed(2)})${result.get.verdicts.p99.valid ? '' : ' NOT JUDGED'}, achieved ${result.achievedRate.toFixed(0)}/s, RSS ${result.maxRssMb} MB`,
-          );
-        }
+    }
+    const capacity = group.closed.get(`${options.rateSide}|get`).at(-1)?.requestsPerSec;
+    if (capacity === undefined) return;
+    for (const load of options.loads) {
+      const rate = Math.round(capacity * load);
+      for (const side of rotate(
+        options.sides.filter((s) => s.open),
+        round,
+      )) {
+        const server = started.get(side.name)!;
+        const result = await openLoop({
+          url: server.url,
+          rate,
+          seconds: options.openSeconds,
+          kind: 'get',
+          tokens: [server.token],
+          base: options.newBase(),
+          serverPid: server.pid,
+        });
+        group.open.add(`${side.name}|${load}`, { ...result, rate, steady: steady.get(`${side.name}|get`)! });
+        options.log(
+          `  ${options.name} round ${round + 1}: ${side.name}, open loop at ${rate}/s (${load * 100}%): p50 ${result.get.p50.toFixed(2)} ms, p99 ${result.get.p99.toFixed(2)} ms (generator lag p99 ${result.lag.p99.toFixed(2)})${result.get.verdicts.p99.valid ? '' : ' NOT JUDGED'}, achieved ${result.achievedRate.toFixed(0)}/s, RSS ${result.maxRssMb} MB`,
+        );
       }
     }
   } finally {
     await Promise.all([...started.values()].map((server) => server.stop()));
   }
-  return group;
 }
 
 /** A closed-loop figure of one side per round, with its warm-up's steadiness. */

@@ -313,6 +313,12 @@ export function accessLine(
   );
 }
 
+/**
+ * A request's time as its line gives it: milliseconds to the microsecond. The digits beyond are the clock's noise, and
+ * writing a double of 16 of them took 120 ns where one of 4-7 takes 15.
+ */
+const responseTime = (reply: FastifyReply) => Math.round(reply.elapsedTime * 1000) / 1000;
+
 /** One line per request, when it is answered; "incoming request" only at `debug`. */
 export class AccessLog extends LogController {
   override incomingRequest(request: FastifyRequest): void {
@@ -327,10 +333,10 @@ export class AccessLog extends LogController {
       // The request's own logger was never replaced (tracing binds one to the trace): the line as text.
       if (!enabled(log.root, LEVELS.info)) return;
       const stream = (log.root as unknown as Record<symbol, { write(line: string): void }>)[symbols.streamSym]!;
-      stream.write(accessLine(Date.now(), log.root, log.bindings, request, reply.statusCode, reply.elapsedTime));
+      stream.write(accessLine(Date.now(), log.root, log.bindings, request, reply.statusCode, responseTime(reply)));
       return;
     }
-    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
+    const line = { req: request, res: reply, responseTime: responseTime(reply) };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
     else reply.log.info(line, 'request completed');
   }

@@ -54,6 +54,17 @@ describe('the access line', () => {
   });
 });
 
+it('gives the response time in milliseconds to the microsecond, on the text line and on pino lines alike', async () => {
+  const { logger, lines } = capturingLogger();
+  const log = new RequestLog(logger, { reqId: 'r-1' }, {});
+  const request = { method: 'GET', url: '/plants', ip: '127.0.0.1', log };
+  const answered = { log, statusCode: 200, elapsedTime: 1.2345678901234 };
+  new AccessLog().requestCompleted(null, request as never, answered as never);
+  new AccessLog().requestCompleted(new Error('boom'), request as never, { ...answered, statusCode: 500 } as never);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(lines.map((line) => JSON.parse(line).responseTime)).toEqual([1.235, 1.235]);
+});
+
 describe('a request logger', () => {
   it('makes no child for lines below the level, and writes the others with the request id', async () => {
     const { logger, lines } = capturingLogger('info');
