@@ -51,8 +51,10 @@ for (let round = 0; round < options.rounds; round++) {
   const pair = {} as { a: AbRun; b: AbRun };
   const parts: string[] = [];
   if (options.together) {
-    [pair.a, pair.b] = await both(options.seconds);
-    parts.push(line('a', pair.a), line('b', pair.b));
+    const [a, b] = await both(options.seconds);
+    pair.a = a;
+    pair.b = b;
+    parts.push(line('a', a), line('b', b));
   } else {
     for (const side of abOrder(round)) {
       const result = await measure(side, options.seconds);
