@@ -16,8 +16,9 @@ const schema = `bench_drivers_${Date.now()}`;
 const CONCURRENCY = 50;
 const POOL = 10;
 
-const LIST = `SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('name', name, 'tag', tag)) ORDER BY id)
-           FILTER (WHERE n <= $3), '[]'::jsonb)::text AS json,
+const LIST = `SELECT coalesce('[' || string_agg('{"name":' || to_json(name)::text
+             || CASE WHEN tag IS NULL THEN '' ELSE ',"tag":' || to_json(tag)::text END || '}', ',' ORDER BY id)
+           FILTER (WHERE n <= $3) || ']', '[]') AS json,
          (max(id) FILTER (WHERE n <= $3))::text AS last_id, count(*) > $3 AS has_more
   FROM (SELECT id, name, tag, row_number() OVER (ORDER BY id) AS n FROM plants
         WHERE owner = $1 AND ($2::bigint IS NULL OR id > $2::bigint) ORDER BY id LIMIT $3 + 1) AS page`;

@@ -66,9 +66,13 @@ const TOKEN_CACHE_BYTES = 4 * 1024 * 1024;
 type CachedToken = TokenRecord & { secretHash: Buffer };
 const tokenBytes = (token: CachedToken) => 2 * (token.id.length + token.subject.length) + 64 + 256;
 
-// One page as JSON built by PostgreSQL, its last id, and whether one more row follows: one statement.
-const LIST_PLANTS = `SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('name', name, 'tag', tag)) ORDER BY id)
-           FILTER (WHERE n <= $3), '[]'::jsonb)::text AS json,
+// One page as JSON built by PostgreSQL, its last id, and whether one more row follows: one statement. The JSON is
+// written as JSON.stringify writes it (no spaces, `name` before `tag`, a missing tag left out; to_json escapes a
+// text as it does): the same bytes as the other engines' pages, where jsonb's text had a space after every colon and
+// comma and `tag` first (4,484 bytes against 4,085 for 100 plants).
+const LIST_PLANTS = `SELECT coalesce('[' || string_agg('{"name":' || to_json(name)::text
+             || CASE WHEN tag IS NULL THEN '' ELSE ',"tag":' || to_json(tag)::text END || '}', ',' ORDER BY id)
+           FILTER (WHERE n <= $3) || ']', '[]') AS json,
          (max(id) FILTER (WHERE n <= $3))::text AS last_id,
          count(*) > $3 AS has_more,
          (SELECT version::text FROM owner_versions WHERE owner = $1) AS version
