@@ -3,8 +3,8 @@
 // warmed up by the one rule (warm-up.ts), then each is measured in turn, the order rotating by one per round, so
 // whatever else the machine does lands on all of them alike; ratios are taken within a round (ratios.ts).
 // Every round starts its servers afresh and stops them after: one process of a build differs from the next (two
-// processes of one build and configuration, loaded at once on one core, differed by up to 1.18x in CPU a request,
-// steadily, where one process against itself over rounds moves by a few percent), so rounds on the same processes
+// processes of one build and configuration, loaded at once on one core, differed by about 1.17x in CPU a request,
+// steadily, read through a third process; one process over rounds moves by a few percent), so rounds on the same processes
 // would sample one draw of each and call it the server's.
 // Each round: the hot read (wrk get), the mixed workload where a side has it, then the open loop at the same absolute
 // rates for every side: shares of bare Fastify's hot read that round.

@@ -15,8 +15,9 @@ function hash64(text: string): string {
   return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }
 
-// Computed on each answer (a hash of a few dozen characters): a WeakMap from page to tag, kept to compute it once per
-// cached page, gave every major collection an ephemeron table of thousands of pages to mark (6-13 ms of its pause).
+// Computed once per page answered: getPlants keeps the tag on the page itself (get-plants.ts). A WeakMap from page to
+// tag, tried before, gave every major collection an ephemeron table of thousands of pages to mark (6-13 ms of its
+// pause).
 /** The weak ETag of `page`, answered to `owner` for the query (`limit`, `after`). */
 export function entityTagOf(owner: string, page: PlantPage, limit: number, after: bigint | undefined): string {
   return `W/"${page.version}-${hash64(`${owner}\u0000${limit}\u0000${after ?? ''}`)}"`;
