@@ -88,6 +88,55 @@ it('hands lines over at once when FLUSH_BYTES of them wait, and whatever waits a
   }
 });
 
+it('writes an access line out with its batch, in the order the lines came, as accessLine writes it', () => {
+  vi.useFakeTimers();
+  try {
+    const { out, writes } = takingOutput();
+    const output = new BatchedOutput(out);
+    const root = pino({}, output);
+    const fields = (n: number) => ({
+      time: 1_700_000_000_000 + n,
+      root,
+      bindings: { reqId: `r-${n}` },
+      method: 'GET',
+      url: `/plants?limit=${n}&access_token=pst_secret`,
+      ip: '127.0.0.1',
+      statusCode: 200,
+      responseTime: 0.25,
+    });
+    const text = (n: number) => accessLine(fields(n).time, root, fields(n).bindings, fields(n), 200, 0.25);
+    output.writeAccess(fields(1));
+    output.write(line(2));
+    output.writeAccess(fields(3));
+    output.writeAccess(fields(4));
+    expect(writes).toEqual([]);
+    vi.advanceTimersByTime(FLUSH_MS);
+    expect(writes).toEqual([text(1) + line(2) + text(3) + text(4)]);
+    expect(writes[0]).not.toContain('pst_secret');
+    // Access lines alone are handed over once FLUSH_BYTES of them could wait.
+    let n = 0;
+    while (writes.length === 1) output.writeAccess(fields(n++));
+    expect(n).toBeLessThanOrEqual(Math.ceil(FLUSH_BYTES / text(0).length));
+    expect(writes[1]).toBe(Array.from({ length: n }, (_, i) => text(i)).join(''));
+  } finally {
+    vi.useRealTimers();
+  }
+});
+
+it('drops access lines beyond its bound while the output stalls, and counts them', () => {
+  const { out, written } = stalledOutput();
+  const output = new BatchedOutput(out, 4_000);
+  const root = pino({}, output);
+  const before = logDrops.lines;
+  const fields = { time: 1, root, bindings: { reqId: 'r' }, method: 'GET', url: '/plants', ip: '::1' };
+  for (let n = 0; n < 40; n++) output.writeAccess({ ...fields, statusCode: 200, responseTime: n });
+  void output.drained(60_000);
+  const taken = written.join('').split('\n').filter(Boolean).length;
+  expect(taken).toBeGreaterThan(0);
+  expect(written.join('').length).toBeLessThanOrEqual(4_000);
+  expect(logDrops.lines - before).toBe(40 - taken);
+});
+
 it('drops the lines beyond its bound while the output stalls, counts them, and says so once it drains', async () => {
   const { out, written, release } = stalledOutput();
   const output = new BatchedOutput(out, 10 * line(0).length);
