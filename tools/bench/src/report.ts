@@ -117,9 +117,10 @@ ${
         .map(
           (group) => `### ${group.name}
 
-Started afresh each round (one process differs from the next), up at once, warmed up, measured in turn (order
-rotating): the hot read (\`GET /plants?limit=100\` as one principal,
-wrk \`-t1 -c${context.connections}\`, ${context.seconds} s), the mixed workload, then the open loop on the hot read at ${LOADS.map((l) => `${l * 100}%`).join(' and ')} of bare
+Started afresh each round (one process differs from the next), up at once, each scenario warmed up on every server just
+before it is measured in turn (order rotating): the hot read (\`GET /plants?limit=100\` as one principal,
+wrk \`-t1 -c${context.connections}\`, ${context.seconds} s; its peak RSS is of servers that served the hot read alone),
+the mixed workload, then the open loop on the hot read at ${LOADS.map((l) => `${l * 100}%`).join(' and ')} of bare
 Fastify's hot read that round, the same rates for every server (${context.openSeconds} s each).
 
 ${closedTable(group)}

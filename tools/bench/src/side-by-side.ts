@@ -6,8 +6,8 @@
 // processes of one build and configuration, loaded at once on one core, differed by about 1.17x in CPU a request,
 // steadily, read through a third process; one process over rounds moves by a few percent), so rounds on the same processes
 // would sample one draw of each and call it the server's.
-// Each round: the hot read (wrk get), the mixed workload where a side has it, then the open loop at the same absolute
-// rates for every side: shares of bare Fastify's hot read that round.
+// Each round: the hot read (wrk get), then the mixed workload where a side has it, each warmed up just before it is
+// measured, then the open loop at the same absolute rates for every side: shares of bare Fastify's hot read that round.
 import { type OpenLoopResult, openLoop } from './open-loop.js';
 import type { RoundFigure, RoundRatio } from './ratios.js';
 import { judge } from './send-schedule.js';
@@ -75,7 +75,6 @@ async function measureRound(options: GroupOptions, group: Group, round: number):
       const target = typeof side.target === 'function' ? side.target(started) : side.target;
       started.set(side.name, await target.start(options.port + i));
     }
-    const steady = new Map<string, boolean>();
     const run = (side: Side, scenario: SideScenario, seconds: number) =>
       wrkAgainst(started.get(side.name)!, {
         scenario,
@@ -83,20 +82,20 @@ async function measureRound(options: GroupOptions, group: Group, round: number):
         seconds,
         connections: options.connections,
       });
-    for (const side of options.sides) {
-      for (const scenario of side.scenarios) {
+    // One scenario after the other, each warmed up on every side just before it is measured: the hot read's figures
+    // (peak RSS among them) are of servers that have served the same load, the hot read alone, as bare Fastify has,
+    // not of plant-store after a mixed warm-up had filled its page cache.
+    const steady = new Map<string, boolean>();
+    for (const scenario of ['get', 'mixed'] as const) {
+      const sides = options.sides.filter((s) => s.scenarios.includes(scenario));
+      for (const side of sides) {
         const warm = await warmUntilSteady(() => run(side, scenario, options.warmUpSeconds));
         steady.set(`${side.name}|${scenario}`, warm.steady);
         options.log(
           `  ${options.name} round ${round + 1}: ${side.name}, ${scenario} warm-up: ${warm.runs.length} runs of ${options.warmUpSeconds} s, ${cpuTrail(warm)}${steadiness(warm)}`,
         );
       }
-    }
-    for (const scenario of ['get', 'mixed'] as const) {
-      for (const side of rotate(
-        options.sides.filter((s) => s.scenarios.includes(scenario)),
-        round,
-      )) {
+      for (const side of rotate(sides, round)) {
         const result = await run(side, scenario, options.seconds);
         group.closed.add(`${side.name}|${scenario}`, {
           ...result,
