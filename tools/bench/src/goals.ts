@@ -25,6 +25,33 @@ export interface Goal {
   cores?: number;
 }
 
+/** A goal's bound, written once: its label's `(>= 0.9x)` and its test both come from it. */
+export interface Bound {
+  readonly at: '>=' | '<=';
+  readonly value: number;
+}
+export const atLeast = (value: number): Bound => ({ at: '>=', value });
+export const atMost = (value: number): Bound => ({ at: '<=', value });
+
+/**
+ * The goal that `figure` keep within `bound`: the label ends with the bound (`(>= 0.9x)`, or `(>= 1x in every round)`
+ * with `every`), and the test is the bound's, on the median (on the lowest round with `every`).
+ */
+export function goalWithin(
+  label: string,
+  figure: RoundRatio,
+  bound: Bound,
+  options: Pick<Goal, 'every' | 'cores'> = {},
+): Goal {
+  const { at, value } = bound;
+  return {
+    label: `${label} (${at} ${value}x${options.every ? ' in every round' : ''})`,
+    figure,
+    pass: at === '>=' ? (m) => m >= value : (m) => m <= value,
+    ...options,
+  };
+}
+
 /** A goal's verdict on this machine (`cores`: its core count). */
 export function judgeGoal(goal: Goal, cores = availableParallelism()): GoalVerdict | '' {
   if (goal.cores !== undefined && cores < goal.cores) return `needs a ${goal.cores}-core machine`;

@@ -1,7 +1,7 @@
 // The headline: per store, plant-store on its defaults and tuned, the floor (node:http writing the tuned side's very
 // answer), bare Fastify (the framework's ceiling) and the Express peer, measured side by side (side-by-side.ts), and
 // the goals judged on them.
-import type { Goal } from './goals.js';
+import { atLeast, atMost, type Goal, goalWithin } from './goals.js';
 import { ratioPerRound } from './ratios.js';
 import { closedFigures, type Group, openRatio, type Side } from './side-by-side.js';
 import { BARE, bareFastify, EXPRESS, expressPeer, FLOOR, floorOf, plantStoreOn } from './targets.js';
@@ -40,26 +40,10 @@ export function headlineGoals(store: Store, group: Group | undefined): Goal[] {
   const open = (a: string, b: string, load: number, factor: number) =>
     group ? openRatio(group, a, b, load, factor) : none;
   return [
-    {
-      label: `${store}: hot read, defaults / tuned, req/s (>= 0.9x)`,
-      figure: ratio(defaults, tuned, 'get', rps),
-      pass: (m) => m >= 0.9,
-    },
-    {
-      label: `${store}: mixed, defaults / tuned, req/s (>= 0.9x)`,
-      figure: ratio(defaults, tuned, 'mixed', rps),
-      pass: (m) => m >= 0.9,
-    },
-    {
-      label: `${store}: hot read, tuned / floor, req/s (>= 0.9x)`,
-      figure: ratio(tuned, FLOOR, 'get', rps),
-      pass: (m) => m >= 0.9,
-    },
-    {
-      label: `${store}: hot read, tuned p99 / floor's (<= 1.5x)`,
-      figure: ratio(tuned, FLOOR, 'get', p99),
-      pass: (m) => m <= 1.5,
-    },
+    goalWithin(`${store}: hot read, defaults / tuned, req/s`, ratio(defaults, tuned, 'get', rps), atLeast(0.9)),
+    goalWithin(`${store}: mixed, defaults / tuned, req/s`, ratio(defaults, tuned, 'mixed', rps), atLeast(0.9)),
+    goalWithin(`${store}: hot read, tuned / floor, req/s`, ratio(tuned, FLOOR, 'get', rps), atLeast(0.9)),
+    goalWithin(`${store}: hot read, tuned p99 / floor's`, ratio(tuned, FLOOR, 'get', p99), atMost(1.5)),
     {
       label: `${store}: hot read, defaults / floor, req/s (not a goal)`,
       figure: ratio(defaults, FLOOR, 'get', rps),
@@ -70,27 +54,27 @@ export function headlineGoals(store: Store, group: Group | undefined): Goal[] {
       figure: ratio(tuned, BARE, 'get', rps),
       pass: null,
     },
-    {
-      label: `${store}: peak RSS under the hot read, defaults / bare Fastify (<= 1.1x)`,
-      figure: ratio(defaults, BARE, 'get', rss),
-      pass: (m) => m <= 1.1,
-    },
-    {
-      label: `${store}: peak RSS under the hot read, tuned / bare Fastify (<= 1.1x)`,
-      figure: ratio(tuned, BARE, 'get', rss),
-      pass: (m) => m <= 1.1,
-    },
+    goalWithin(
+      `${store}: peak RSS under the hot read, defaults / bare Fastify`,
+      ratio(defaults, BARE, 'get', rss),
+      atMost(1.1),
+    ),
+    goalWithin(
+      `${store}: peak RSS under the hot read, tuned / bare Fastify`,
+      ratio(tuned, BARE, 'get', rss),
+      atMost(1.1),
+    ),
     ...LOADS.flatMap((load): Goal[] => [
-      {
-        label: `${store}: open loop at ${load * 100}% of bare Fastify, defaults p99 / bare Fastify's (<= 1x)`,
-        figure: open(defaults, BARE, load, 1),
-        pass: (m) => m <= 1,
-      },
-      {
-        label: `${store}: open loop at ${load * 100}% of bare Fastify, defaults p99 / Express peer's where it keeps up (<= 0.5x)`,
-        figure: open(defaults, EXPRESS, load, 0.5),
-        pass: (m) => m <= 0.5,
-      },
+      goalWithin(
+        `${store}: open loop at ${load * 100}% of bare Fastify, defaults p99 / bare Fastify's`,
+        open(defaults, BARE, load, 1),
+        atMost(1),
+      ),
+      goalWithin(
+        `${store}: open loop at ${load * 100}% of bare Fastify, defaults p99 / Express peer's where it keeps up`,
+        open(defaults, EXPRESS, load, 0.5),
+        atMost(0.5),
+      ),
     ]),
   ];
 }

@@ -1,7 +1,7 @@
 // How the bench judges a goal from one run (src/goals.ts) and takes its ratios (src/ratios.ts): per round, rounds not
 // steady left out and counted, met or missed on the median, not steady or not measured when nothing is left.
 import { describe, expect, it } from 'vitest';
-import { type Goal, goalsTable, judgeGoal, showGoalFigure } from '../src/goals.js';
+import { atLeast, atMost, type Goal, goalsTable, goalWithin, judgeGoal, showGoalFigure } from '../src/goals.js';
 import { ratioPerRound, steadyFigures } from '../src/ratios.js';
 
 const at = (value: number, steady = true) => ({ value, steady });
@@ -67,5 +67,27 @@ describe('the goals table', () => {
         .split('\n')
         .at(-1),
     ).toBe('| x / y (>= 0.9x) | 0.80; 1 round not steady | **missed** |');
+  });
+});
+
+describe('goalWithin', () => {
+  it('writes the bound into the label and judges by the same bound', () => {
+    const figure = (value: number) => ratioPerRound(steadyFigures([value]), steadyFigures([1]));
+    const floor = goalWithin('x / y', figure(0.9), atLeast(0.9));
+    expect(floor.label).toBe('x / y (>= 0.9x)');
+    expect(judgeGoal(floor)).toBe('met');
+    expect(judgeGoal(goalWithin('x / y', figure(0.89), atLeast(0.9)))).toBe('missed');
+    const ceiling = goalWithin('p99 / floor', figure(1.5), atMost(1.5));
+    expect(ceiling.label).toBe('p99 / floor (<= 1.5x)');
+    expect(judgeGoal(ceiling)).toBe('met');
+    expect(judgeGoal(goalWithin('p99 / floor', figure(1.51), atMost(1.5)))).toBe('missed');
+  });
+
+  it('says "in every round" for a goal judged on its lowest round, and keeps the cores it needs', () => {
+    const figure = ratioPerRound(steadyFigures([0.9, 1.2]), steadyFigures([1, 1]));
+    const every = goalWithin('n / 1', figure, atLeast(1), { every: true });
+    expect(every.label).toBe('n / 1 (>= 1x in every round)');
+    expect(judgeGoal(every)).toBe('missed');
+    expect(judgeGoal(goalWithin('n / 1', figure, atLeast(1), { cores: 16 }), 2)).toBe('needs a 16-core machine');
   });
 });
