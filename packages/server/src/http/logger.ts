@@ -80,9 +80,11 @@ export interface AccessFields {
   readonly responseTime: number;
 }
 
-// The most an access line is beyond its caller-chosen texts (each cut to LOGGED_TEXT_MAX), counted toward FLUSH_BYTES
-// and the output's bound before it is written out.
-const ACCESS_LINE_CHARS = 320;
+// An access line waiting as its fields is counted toward FLUSH_BYTES and the output's bound as this plus its URL's and
+// address's lengths as they came (what the fields hold): the line's fixed keys, a 13-digit time, a 64-character host
+// name and a 128-character request id (request-id.ts) come to about 400. Built, the line is shorter where a text was
+// cut, and longer where JSON escapes one of its characters.
+const ACCESS_LINE_CHARS = 400;
 
 export class BatchedOutput {
   #pending = '';
@@ -118,7 +120,7 @@ export class BatchedOutput {
 
   /** The access line of these fields, written out with its batch. */
   writeAccess(fields: AccessFields): void {
-    const chars = ACCESS_LINE_CHARS + Math.min(fields.url.length + fields.ip.length, 2 * LOGGED_TEXT_MAX);
+    const chars = ACCESS_LINE_CHARS + fields.url.length + fields.ip.length;
     if (!this.#takes(chars)) return;
     this.#access.push(fields);
     this.#waiting += chars;
