@@ -1,5 +1,7 @@
 // The bench's goals and how each is judged from one run: met, missed, not steady (every round it needs was left out
-// by the warm-up rule), not judged (the open-loop generator's lag refused every round), not measured (the run did not include it) or needs a machine with more cores than this one.
+// by the warm-up rule), not judged (the open-loop generator's lag refused every round), no yardstick (the server
+// compared against kept up with the open loop's rate in no round), not measured (the run did not include it) or needs a
+// machine with more cores than this one.
 import { availableParallelism } from 'node:os';
 import type { RoundRatio } from './ratios.js';
 import { show } from './stats.js';
@@ -9,6 +11,7 @@ export type GoalVerdict =
   | 'missed'
   | 'not steady'
   | 'not judged'
+  | 'no yardstick'
   | 'not measured'
   | `needs a ${number}-core machine`;
 
@@ -58,7 +61,8 @@ export function judgeGoal(goal: Goal, cores = availableParallelism()): GoalVerdi
   if (!goal.pass) return '';
   if (!goal.figure.figure) {
     if (goal.figure.unsteady > 0) return 'not steady';
-    return goal.figure.refused ? 'not judged' : 'not measured';
+    if (goal.figure.refused) return 'not judged';
+    return goal.figure.behind ? 'no yardstick' : 'not measured';
   }
   const { median, min } = goal.figure.figure;
   return goal.pass(goal.every ? min : median) ? 'met' : 'missed';
@@ -66,12 +70,13 @@ export function judgeGoal(goal: Goal, cores = availableParallelism()): GoalVerdi
 
 /** The figure as the goals table shows it: median (min-max), with the rounds left out as not steady. */
 export function showGoalFigure(goal: Goal): string {
-  const { figure, unsteady, refused = 0 } = goal.figure;
+  const { figure, unsteady, refused = 0, behind = 0 } = goal.figure;
   const rounds = (n: number) => `${n} round${n === 1 ? '' : 's'}`;
   return [
     figure ? show(figure, goal.digits ?? 2) : 'n/a',
     ...(unsteady > 0 ? [`${rounds(unsteady)} not steady`] : []),
     ...(refused > 0 ? [`${rounds(refused)} not judged (generator lag)`] : []),
+    ...(behind > 0 ? [`${rounds(behind)} where the yardstick fell behind the rate`] : []),
   ].join('; ');
 }
 

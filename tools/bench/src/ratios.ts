@@ -16,6 +16,8 @@ export interface RoundRatio {
   unsteady: number;
   /** Rounds left out because the open-loop generator's lag refused the figure (send-schedule.ts, judge). */
   refused?: number;
+  /** Rounds left out because the yardstick did not keep up with the open loop's rate (side-by-side.ts, openRatio). */
+  behind?: number;
 }
 
 /** A over B per round (rounds paired by index), summarised over the rounds where both were steady. */

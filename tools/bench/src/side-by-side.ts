@@ -152,13 +152,14 @@ export function openRatio(group: Group, a: string, b: string, load: number, fact
   const ratios: number[] = [];
   let unsteady = 0;
   let refused = 0;
+  let behind = 0;
   for (let i = 0; i < Math.min(as.length, bs.length); i++) {
     const [x, y] = [as[i]!, bs[i]!];
     if (!x.steady || !y.steady) unsteady++;
-    else if (y.achievedRate < KEEPS_UP * y.rate) continue;
+    else if (y.achievedRate < KEEPS_UP * y.rate) behind++;
     else if (!judge(x.get.p99, x.lag.p99, factor * y.get.p99).valid) refused++;
     else ratios.push(x.get.p99 / y.get.p99);
   }
   const figure = spread(ratios);
-  return { ...(figure ? { figure } : {}), unsteady, ...(refused ? { refused } : {}) };
+  return { ...(figure ? { figure } : {}), unsteady, ...(refused ? { refused } : {}), ...(behind ? { behind } : {}) };
 }

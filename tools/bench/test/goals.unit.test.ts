@@ -53,6 +53,12 @@ describe('judgeGoal', () => {
     expect(judgeGoal(goal(figure, { cores: 16 }), 16)).toBe('met');
   });
 
+  it('says no yardstick when every round was left out because the server compared against fell behind the rate', () => {
+    const behind = goal({ unsteady: 0, behind: 3 });
+    expect(judgeGoal(behind)).toBe('no yardstick');
+    expect(showGoalFigure(behind)).toBe('n/a; 3 rounds where the yardstick fell behind the rate');
+  });
+
   it('gives no verdict for a figure that is shown, not a goal', () => {
     expect(judgeGoal(goal({ unsteady: 0 }, { pass: null }))).toBe('');
   });

@@ -1,6 +1,7 @@
 // The headline group's bookkeeping (src/side-by-side.ts): the order rotating per round, and the figures a ratio may
 // take: a side whose warm-up was not steady, an open-loop figure the generator's lag refused, and a peer that did not
-// keep up with the rate never enter one, nor a figure the generator's lag refused.
+// keep up with the rate never enter one (counted: a goal with only such rounds has no yardstick), nor a figure the
+// generator's lag refused.
 import { describe, expect, it } from 'vitest';
 import { closedFigures, type Group, KEEPS_UP, openRatio, rotate } from '../src/side-by-side.js';
 import { Samples } from '../src/stats.js';
@@ -57,6 +58,7 @@ describe('the headline group', () => {
       figure: { median: 0.875, min: 0.5, max: 1.5, n: 3 },
       unsteady: 1,
       refused: 1,
+      behind: 1,
     });
   });
 });
