@@ -42,6 +42,8 @@ interface Answer {
   status: number;
   retryAfter: string | null;
   body: string;
+  /** The Link header: the next page of a list, when there is one. */
+  link: string | null;
 }
 
 async function send(url: string, token: string, method = 'GET', body?: unknown): Promise<Answer> {
@@ -55,10 +57,32 @@ async function send(url: string, token: string, method = 'GET', body?: unknown):
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(15_000),
     });
-    return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.text() };
+    return {
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      body: await response.text(),
+      link: response.headers.get('link'),
+    };
   } catch {
-    return { status: 0, retryAfter: null, body: '' };
+    return { status: 0, retryAfter: null, body: '', link: null };
   }
+}
+
+/**
+ * Every plant of the token's principal through `server`, page after page (the SDK client may have made more than one
+ * page holds): the ids listed, or the status of the first page that did not answer 200.
+ */
+async function listAll(server: string, token: string): Promise<{ status: number; ids: Set<number> }> {
+  const ids = new Set<number>();
+  let url: string | undefined = `${server}/plants?limit=1000`;
+  while (url) {
+    const page = await send(url, token);
+    if (page.status !== 200) return { status: page.status, ids };
+    for (const id of listedIds(page)) ids.add(id);
+    const next = /^<([^>]+)>; rel="next"$/.exec(page.link ?? '')?.[1];
+    url = next === undefined ? undefined : `${server}${next}`;
+  }
+  return { status: 200, ids };
 }
 
 /** What one way of following the primary saw. */
@@ -165,7 +189,7 @@ async function onNodes(way: Way, ids: number[]): Promise<string> {
       await client.connect();
       const { rows } = await client.query<{ n: number; standby: boolean }>(
         `SELECT (SELECT count(*)::int FROM ${schemaOf(way)}.plants WHERE name = ANY($1)) AS n, pg_is_in_recovery() AS standby`,
-        [ids.map((id) => `plant-${id}`)],
+        [ids.flatMap((id) => [`plant-${id}`, `sdk-${id}`])],
       );
       seen.push(`${node.name}${rows[0]!.standby ? ' (standby)' : ''} has ${rows[0]!.n}`);
     } catch (error) {
@@ -271,10 +295,10 @@ it('fails over twice under load from four instances, with nothing lost, resurrec
     // Read back through each instance once writes stopped: every kept plant there, no deleted one.
     for (const server of servers[way]) {
       for (let i = 0; i <= CLIENTS_PER_WAY; i++) {
-        const listed = await send(`${server}/plants?limit=1000`, record.tokens[i]!);
+        const listed = await listAll(server, record.tokens[i]!);
         judge(listed.status === 200, `${way}: the final list through ${server} answered ${listed.status}`);
         if (listed.status !== 200) continue;
-        const ids = listedIds(listed);
+        const { ids } = listed;
         const kept = i === CLIENTS_PER_WAY ? record.sdk.acknowledged : [...record.kept[i]!];
         const lost = kept.filter((id) => !ids.has(id));
         const resurrected = i === CLIENTS_PER_WAY ? [] : [...record.deleted[i]!].filter((id) => ids.has(id));
