@@ -7,8 +7,9 @@ import { expect, it } from 'vitest';
 import { openLoop } from '../src/open-loop.js';
 import { KEEPS_UP } from '../src/side-by-side.js';
 
-it('reads a server that answers 100 requests a second as not keeping up with 400 a second', async () => {
-  // One answer every 10 ms, whatever the number of connections: 400 requests take 4 s.
+it('reads a server that answers at most 200 requests a second as not keeping up with 400 a second', async () => {
+  // One answer every 5 ms at most, whatever the number of connections: 400 requests take 2 s or more (the
+  // generator waits 10 s for the last answers, so a machine four times slower still answers all of them).
   const waiting: (() => void)[] = [];
   let busy = false;
   const next = () => {
@@ -21,7 +22,7 @@ it('reads a server that answers 100 requests a second as not keeping up with 400
     setTimeout(() => {
       answer();
       next();
-    }, 10);
+    }, 5);
   };
   const server = createServer((request, response) => {
     request.resume();
@@ -41,7 +42,6 @@ it('reads a server that answers 100 requests a second as not keeping up with 400
     });
     expect(run.answered).toBe(400);
     expect(run.achievedRate).toBeLessThan(KEEPS_UP * 400);
-    expect(run.achievedRate).toBeGreaterThan(50);
   } finally {
     server.close();
     server.closeAllConnections();
