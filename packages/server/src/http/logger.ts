@@ -149,7 +149,7 @@ export class BatchedOutput {
   #writeOutAccess(): void {
     let text = this.#pending;
     for (const line of this.#access) {
-      text += accessLine(line.time, line.root, line.bindings, line, line.statusCode, line.responseTime);
+      text += accessLine(line);
     }
     this.#access = [];
     this.#pending = text;
@@ -349,22 +349,16 @@ export function requestLog(
  * The access line of a request, as pino writes `log.info({ req, res, responseTime }, 'request completed')` with the
  * serializers above: the same keys in the same order, so a reader of the log cannot tell which wrote it.
  */
-export function accessLine(
-  time: number,
-  root: Logger,
-  bindings: Bindings,
-  request: { method: string; url: string; ip: string },
-  statusCode: number,
-  responseTime: number,
-): string {
+export function accessLine(fields: AccessFields): string {
+  const { time, root, bindings, statusCode, responseTime } = fields;
   let line = `{"level":30,"time":${time}${(root as unknown as Record<symbol, string>)[symbols.chindingsSym]}`;
   for (const key in bindings) {
     const value = bindings[key];
     line += `,${quoted(key)}:${typeof value === 'string' ? quoted(value) : text(value)}`;
   }
   return (
-    `${line},"req":{"method":${quoted(cutForLog(request.method))},"url":${quoted(cutForLog(redactQuery(request.url)))},` +
-    `"remoteAddress":${quoted(cutForLog(request.ip))}},"res":{"statusCode":${statusCode}},"responseTime":${responseTime},` +
+    `${line},"req":{"method":${quoted(cutForLog(fields.method))},"url":${quoted(cutForLog(redactQuery(fields.url)))},` +
+    `"remoteAddress":${quoted(cutForLog(fields.ip))}},"res":{"statusCode":${statusCode}},"responseTime":${responseTime},` +
     `"msg":"request completed"}\n`
   );
 }
@@ -389,23 +383,19 @@ export class AccessLog extends LogController {
       // The request's own logger was never replaced (tracing binds one to the trace): the line as text.
       if (!enabled(log.root, LEVELS.info)) return;
       const stream = (log.root as unknown as Record<symbol, { write(line: string): void }>)[symbols.streamSym]!;
-      const time = Date.now();
-      if (stream instanceof BatchedOutput) {
-        const { method, url, ip } = request;
-        const { root, bindings } = log;
-        stream.writeAccess({
-          time,
-          root,
-          bindings,
-          method,
-          url,
-          ip,
-          statusCode: reply.statusCode,
-          responseTime: responseTime(reply),
-        });
-      } else {
-        stream.write(accessLine(time, log.root, log.bindings, request, reply.statusCode, responseTime(reply)));
-      }
+      const { method, url, ip } = request;
+      const fields = {
+        time: Date.now(),
+        root: log.root,
+        bindings: log.bindings,
+        method,
+        url,
+        ip,
+        statusCode: reply.statusCode,
+        responseTime: responseTime(reply),
+      };
+      if (stream instanceof BatchedOutput) stream.writeAccess(fields);
+      else stream.write(accessLine(fields));
       return;
     }
     const line = { req: request, res: reply, responseTime: responseTime(reply) };

@@ -49,7 +49,9 @@ describe('the access line', () => {
     await new Promise((resolve) => setImmediate(resolve));
     const fromPino = lines[0]!;
     const time = Number(/"time":(\d+)/.exec(fromPino)?.[1]);
-    expect(accessLine(time, logger, bindings, request, 201, 1.25)).toBe(fromPino);
+    expect(accessLine({ time, root: logger, bindings, ...request, statusCode: 201, responseTime: 1.25 })).toBe(
+      fromPino,
+    );
     expect(fromPino).not.toContain('pst_secret');
   });
 });

@@ -104,7 +104,7 @@ it('writes an access line out with its batch, in the order the lines came, as ac
       statusCode: 200,
       responseTime: 0.25,
     });
-    const text = (n: number) => accessLine(fields(n).time, root, fields(n).bindings, fields(n), 200, 0.25);
+    const text = (n: number) => accessLine(fields(n));
     output.writeAccess(fields(1));
     output.write(line(2));
     output.writeAccess(fields(3));
@@ -205,7 +205,16 @@ const CUT = `...(${redactQuery(LONG).length} characters)`;
 
 it('cuts a long URL and address in the access line', () => {
   const root = pino({ level: 'info' });
-  const written = accessLine(0, root, { reqId: 'r' }, { method: 'GET', url: LONG, ip: 'b'.repeat(5_000) }, 404, 1);
+  const written = accessLine({
+    time: 0,
+    root,
+    bindings: { reqId: 'r' },
+    method: 'GET',
+    url: LONG,
+    ip: 'b'.repeat(5_000),
+    statusCode: 404,
+    responseTime: 1,
+  });
   const parsed = JSON.parse(written);
   expect(parsed.req.url).toBe(`/plants/${'a'.repeat(LOGGED_TEXT_MAX - 8)}${CUT}`);
   expect(parsed.req.remoteAddress).toMatch(/^b{1024}\.\.\.\(5000 characters\)$/);
