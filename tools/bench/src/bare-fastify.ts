@@ -1,6 +1,10 @@
 // The framework ceiling for the benchmark: a bare Fastify route answering the same 100-plant page from memory,
 // serialized by the same response schema. Usage: PORT=3901 tsx tools/bench/src/bare-fastify.ts
 import Fastify from 'fastify';
+import { keepTickShapes } from '../../../packages/server/bin/tick-shapes.js';
+
+// As plant-store's bin does, so the yardstick is never the slower for V8's megamorphic nextTick (tick-shapes.js).
+keepTickShapes();
 
 const page = Array.from({ length: 100 }, (_, i) => ({ name: `plant number ${i + 1}`, tag: `tag${i + 1}` }));
 const app = Fastify({ logger: false });

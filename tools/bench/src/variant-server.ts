@@ -5,7 +5,11 @@
 // (bin/plant-store.js), so a variant differs from the default in its layer only.
 // Usage: BENCH_LAYERS_OFF=auth,validation DATABASE_URL=... PORT=... node --import tsx tools/bench/src/variant-server.ts
 import type { Config, ServerOptions } from '@plant-store/server';
+import { keepTickShapes } from '../../../packages/server/bin/tick-shapes.js';
 import { parseLayers, switchedOff } from './layer-switches.js';
+
+// What bin/plant-store.js does first (tick-shapes.js), so a variant differs from `serve` in its layers only.
+keepTickShapes();
 
 // The built service (dist/), as `serve` runs it: not its sources through tsx.
 const dist = new URL('../../../packages/server/dist/', import.meta.url);
