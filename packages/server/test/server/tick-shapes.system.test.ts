@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { waitFor } from '@plant-store/test-kit';
 import { BIN, type ServerProcess, startServerProcess, stopAll } from '@plant-store/test-kit/server-process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { keepTickShapes } from '../../bin/tick-shapes.js';
@@ -17,11 +18,6 @@ afterAll(async () => {
   await stopAll(processes);
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** Waits, within the test's own deadline, until `ready` says so. */
-async function until(ready: () => boolean): Promise<void> {
-  while (!ready()) await new Promise((resolve) => setTimeout(resolve, 20));
-}
 
 describe('process.nextTick in a serving process', () => {
   it('keeps one of its tick objects, a real one', async () => {
@@ -48,7 +44,7 @@ describe('process.nextTick in a serving process', () => {
     };
     await Promise.all(Array.from({ length: 16 }, client));
     server.child.kill('SIGUSR2');
-    await until(() => server.errors().includes('tick feedback printed'));
+    await waitFor("the server's print of nextTick", () => server.errors().includes('tick feedback printed'));
     server.child.kill('SIGTERM');
     await server.exited;
     // What the process printed last may still be on its way through the pipe when it has exited.
