@@ -1,2 +1,2 @@
-// Types of tick-shapes.js, for its tests.
+// Types of tick-shapes.js (`@plant-store/server/tick-shapes`).
 export declare function keepTickShapes(): { readonly tick: object | undefined };

@@ -19,6 +19,8 @@ let asked = false;
 /**
  * Holds the first tick object from now on (inside a nextTick callback, the running async resource is its tick
  * object); returns where it is kept. Called once, first thing, by bin/plant-store.js; a second call changes nothing.
+ * A process that runs the service as a library (runServer, buildApp) calls it first itself, from
+ * `@plant-store/server/tick-shapes` (the bench's servers do).
  */
 export function keepTickShapes() {
   if (!asked) {

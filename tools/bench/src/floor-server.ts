@@ -5,7 +5,7 @@
 // PORT=7420 FLOOR_FROM=http://127.0.0.1:3000/plants?limit=100 FLOOR_AUTHORIZATION='Bearer ...' tsx ... to record it.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { keepTickShapes } from '../../../packages/server/bin/tick-shapes.js';
+import { keepTickShapes } from '@plant-store/server/tick-shapes';
 import { parseAnswer, recordAnswer } from './floor-answer.js';
 
 // As plant-store's bin does, so the yardstick is never the slower for V8's megamorphic nextTick (tick-shapes.js).

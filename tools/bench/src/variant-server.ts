@@ -5,7 +5,7 @@
 // (bin/plant-store.js), so a variant differs from the default in its layer only.
 // Usage: BENCH_LAYERS_OFF=auth,validation DATABASE_URL=... PORT=... node --import tsx tools/bench/src/variant-server.ts
 import type { Config, ServerOptions } from '@plant-store/server';
-import { keepTickShapes } from '../../../packages/server/bin/tick-shapes.js';
+import { keepTickShapes } from '@plant-store/server/tick-shapes';
 import { parseLayers, switchedOff } from './layer-switches.js';
 
 // What bin/plant-store.js does first (tick-shapes.js), so a variant differs from `serve` in its layers only.

@@ -1,15 +1,16 @@
-// bin/tick-shapes.js: a serving process keeps one tick object, so the feedback of process.nextTick's object literal
-// keeps its one map per property and the optimized nextTick stays on its fast path. Read from V8 itself: the server
+// bin/tick-shapes.js (`@plant-store/server/tick-shapes`, what an embedder imports; imported here by that name): a
+// serving process keeps one tick object, so the feedback of process.nextTick's object literal keeps its one map per
+// property and the optimized nextTick stays on its fast path. Read from V8 itself: the server
 // runs with --allow-natives-syntax and a preload that prints nextTick's feedback (fixtures/print-tick-feedback.mjs)
 // after a few thousand requests over a real socket.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { keepTickShapes } from '@plant-store/server/tick-shapes';
 import { waitFor } from '@plant-store/test-kit';
 import { BIN, type ServerProcess, startServerProcess, stopAll } from '@plant-store/test-kit/server-process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { keepTickShapes } from '../../bin/tick-shapes.js';
 
 const PRINT = pathToFileURL(fileURLToPath(new URL('./fixtures/print-tick-feedback.mjs', import.meta.url))).href;
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-ticks-'));
