@@ -1,8 +1,8 @@
 // bin/tick-shapes.js (`@plant-store/server/tick-shapes`, what an embedder imports; imported here by that name): a
 // serving process keeps one tick object, so the feedback of process.nextTick's object literal keeps its one map per
-// property and the optimized nextTick stays on its fast path. Read from V8 itself: the server
-// runs with --allow-natives-syntax and a preload that prints nextTick's feedback (fixtures/print-tick-feedback.mjs)
-// after a few thousand requests over a real socket.
+// property and the optimized nextTick stays on its fast path. Read from V8 itself: the server runs with
+// --allow-natives-syntax and a preload that prints nextTick's feedback (fixtures/print-tick-feedback.mjs) after a few
+// thousand requests over a real socket.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
