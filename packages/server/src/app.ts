@@ -90,7 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: options.genReqId ?? requestId,
     requestIdHeader: false,
     // One line per request (http/logger.ts); with tracing on, bound to its trace (observe-app.ts).
-    logController: observability.tracing ? new TracedRequestLog() : new AccessLog(),
+    logController: observability.tracing ? new TracedRequestLog(config.accessLog) : new AccessLog(config.accessLog),
     // With the log off Fastify's own stand-in is every request's logger already: nothing to make lazily.
     ...(config.logLevel === 'silent' ? {} : { childLoggerFactory: requestLog }),
     bodyLimit: BODY_LIMIT,
@@ -108,7 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Declared in every request's shape up front, so setting it for a keyed body changes no object's shape.
   app.decorateRequest('keyedBodyBytes', null);
   // First of the hooks: every request is measured and traced, those answered early included.
-  await registerObservability(app, store, observability);
+  await registerObservability(app, store, observability, config.accessLog);
   // The answers of a turn of the event loop leave together at its end.
   registerAnswerBurst(app);
   // A request's reads of the store check its caches once, against the database as the request began.

@@ -54,6 +54,12 @@ export interface Config {
   readonly jwt: JwtConfig | null;
   readonly logLevel: LogLevel;
   /**
+   * ACCESS_LOG: a line per request when it is answered (at `info`; at `debug` one more when it arrives). Off by
+   * default: the metrics count every answer by route and status, and the line costs the hot read about 5% of its CPU
+   * (docs/configuration.md says what is given up).
+   */
+  readonly accessLog: boolean;
+  /**
    * Requests per principal per window (`max`, 0 for no such limit), and per client address for requests without a
    * valid token (`anonymousMax`, 0 for no such limit); null when both are 0. Each budget is switched off on its own.
    */
@@ -301,6 +307,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: redisUrl(env.REDIS_URL),
     jwt: jwt(env),
     logLevel,
+    accessLog: boolean(env, 'ACCESS_LOG', false),
     rateLimit:
       rateLimitMax === 0 && anonymousMax === 0
         ? null

@@ -2,8 +2,9 @@
 // beside it, so a figure says what the defaults cost.
 
 /**
- * The shipped configuration: info logging, metrics on their own listener (an ephemeral port), request ids, security
- * headers, and the rate limit raised so far that it never answers 429 while its counting still runs.
+ * The shipped configuration: info logging (no access log: ACCESS_LOG is off by default), metrics on their own listener
+ * (an ephemeral port), request ids, security headers, and the rate limit raised so far that it never answers 429 while
+ * its counting still runs.
  */
 export const DEFAULTS: Record<string, string> = {
   LOG_LEVEL: 'info',

@@ -45,7 +45,19 @@ const benchOff = (name: string, switchName: SwitchedLayer, how: string, budgetUs
 /** Every layer the bench prices; `--layers a,b` picks some by name. */
 export function layers(receiverUrl: string): Layer[] {
   return [
-    off('logging', '`LOG_LEVEL=silent` (default `info`: one line per request)', { LOG_LEVEL: 'silent' }, 8),
+    off(
+      'logging',
+      '`LOG_LEVEL=silent` (default `info`: start-up, state changes, refusals, errors)',
+      { LOG_LEVEL: 'silent' },
+      1,
+    ),
+    {
+      name: 'access log',
+      how: '`ACCESS_LOG=true`: a line per request when it is answered (on)',
+      env: { ACCESS_LOG: 'true' },
+      on: true,
+      budgetUs: 3,
+    },
     off('metrics', '`METRICS_PORT=off`', { METRICS_PORT: 'off' }, 3),
     off(
       'rate limits',

@@ -369,15 +369,22 @@ export function accessLine(fields: AccessFields): string {
  */
 const responseTime = (reply: FastifyReply) => Math.round(reply.elapsedTime * 1000) / 1000;
 
-/** One line per request, when it is answered; "incoming request" only at `debug`. */
+/**
+ * With `lines` (ACCESS_LOG), one line per request when it is answered, and "incoming request" at `debug`; without,
+ * neither. A request that ends in an error ("request errored") is logged either way.
+ */
 export class AccessLog extends LogController {
+  constructor(readonly lines: boolean) {
+    super();
+  }
+
   override incomingRequest(request: FastifyRequest): void {
-    if (this.isLogDisabled(request)) return;
+    if (!this.lines || this.isLogDisabled(request)) return;
     request.log.debug({ req: request }, 'incoming request');
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (this.isLogDisabled(request)) return;
+    if ((!error && !this.lines) || this.isLogDisabled(request)) return;
     const log = reply.log as unknown;
     if (!error && log instanceof RequestLog) {
       // The request's own logger was never replaced (tracing binds one to the trace): the line as text.

@@ -1,5 +1,6 @@
 // HTTP metrics hooks: every answer observed in the request-duration histogram by method, route template (never the
 // raw URL, so ids cannot blow up the label set), status and operationId; requests in flight; 429s by limit.
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HistogramSeries } from './fast-histogram.js';
 import type { Metrics } from './metrics.js';
@@ -12,15 +13,7 @@ const OTHER = METHODS.length - 1;
 /** Registers the hooks; first of all the app's hooks, so answers given early (404, 429, 503) are counted too. */
 export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
   const { inFlight, requestDuration, rateLimitRejections } = metrics;
-  // 'close' fires once per response, whether it finished or the client went away: the gauge cannot drift.
-  const finished = () => {
-    inFlight.count--;
-  };
-  app.addHook('onRequest', (_request: FastifyRequest, reply: FastifyReply, done) => {
-    inFlight.count++;
-    reply.raw.on('close', finished);
-    done();
-  });
+  countAnswering(app, inFlight);
   // The series of each route's answers by method and status, found from the route's own config object (one per
   // route) without building a key per request.
   const byRoute = new WeakMap<object, Map<number, HistogramSeries>>();
@@ -56,4 +49,24 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): voi
     if (status === 429) rateLimitRejections.inc({ limit: request.principal === null ? 'anonymous' : 'principal' });
     done();
   });
+}
+
+/**
+ * Requests in flight, counted when scraped from the server's open connections rather than per request (a listener on
+ * every response was most of what the gauge cost): Node sets a connection's _httpMessage to the response under way
+ * from the moment the request's head is read until the response is done, one at a time on HTTP/1.1 (a pipelined request
+ * waits for its turn and is not counted until then). A connection that goes away leaves the set, so the count cannot
+ * drift. Requests made with inject have no connection and are not counted.
+ */
+function countAnswering(app: FastifyInstance, inFlight: Metrics['inFlight']): void {
+  const connections = new Set<Socket & { _httpMessage?: unknown }>();
+  app.server.on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
+  inFlight.read = () => {
+    let answering = 0;
+    for (const socket of connections) if (socket._httpMessage != null) answering++;
+    return answering;
+  };
 }

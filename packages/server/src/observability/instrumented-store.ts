@@ -10,6 +10,29 @@ import type { Metrics } from './metrics.js';
 export type SpanAround = <T>(name: string, attributes: Record<string, string>, call: () => Promise<T>) => Promise<T>;
 
 type CachedLookup = NonNullable<TokenRepository['cachedByHash']>;
+type Call = (...args: unknown[]) => Promise<unknown>;
+type Recorder = { done(start: number): void; failed(start: number, error: unknown): void };
+
+/** Calls of `target[key]`, found at each call (as the caller would find it). */
+function callOf(target: object, key: string): Call {
+  return (...args) => (target as Record<string, Call>)[key]!.apply(target, args);
+}
+
+/**
+ * Calls of `target[key]`, each recorded when its promise settles. The caller awaits the store's own promise: timing it
+ * adds no step to the caller's wait, and a call allocates nothing beyond its arguments and the two settle callbacks.
+ */
+function timedCall({ done, failed }: Recorder, target: object, key: string): Call {
+  return (...args) => {
+    const start = performance.now();
+    const result = (target as Record<string, Call>)[key]!.apply(target, args);
+    result.then(
+      () => done(start),
+      (error: unknown) => failed(start, error),
+    );
+    return result;
+  };
+}
 
 /**
  * The repositories called outside requests (the delivery worker's poll every 250 ms, the idempotency sweeper): timed,
@@ -25,7 +48,7 @@ function errorType(error: unknown): string {
 export function instrumentStore(store: Store, metrics: Metrics | undefined, span: SpanAround | undefined): Store {
   const engine = store.kind;
   /** Records calls of one operation into its series (made once, here), counting the failed ones by error. */
-  const recorder = (metrics: Metrics, operation: string) => {
+  const recorder = (metrics: Metrics, operation: string): Recorder => {
     const labels = { engine, operation };
     const series = metrics.storeDuration.series(`${engine} ${operation}`, () => labels);
     // Present at 0 from the start (a dashboard shows 0, not "no data"); other error types appear when they happen.
@@ -38,28 +61,14 @@ export function instrumentStore(store: Store, metrics: Metrics | undefined, span
       },
     };
   };
-  /** Times calls of one operation. */
-  const timer = (operation: string) => {
-    if (!metrics) return <T>(call: () => Promise<T>) => call();
-    const { done, failed } = recorder(metrics, operation);
-    return <T>(call: () => Promise<T>): Promise<T> => {
-      const start = performance.now();
-      const result = call();
-      // The caller awaits the store's own promise: timing it adds no step to the caller's wait.
-      result.then(
-        () => done(start),
-        (error: unknown) => failed(start, error),
-      );
-      return result;
-    };
-  };
-  // The series, labels and span attributes are made once per operation, so a call allocates none of them.
-  const around = (operation: string, traced = true) => {
-    const timed = timer(operation);
-    if (!traced) return timed;
+  /** `target[key]` timed as `operation` (with metrics), inside a span of its name (with tracing, where traced). */
+  const measured = (operation: string, target: object, key: string, traced = true): Call => {
+    const timed = metrics ? timedCall(recorder(metrics, operation), target, key) : callOf(target, key);
+    if (!span || !traced) return timed;
+    // The span's name and attributes are made once per operation, so a call allocates neither.
     const name = `store ${operation}`;
     const attributes = { 'db.system.name': engine, 'db.operation.name': operation };
-    return <T>(call: () => Promise<T>): Promise<T> => (span ? span(name, attributes, () => timed(call)) : timed(call));
+    return (...args) => span(name, attributes, () => timed(...args));
   };
   /**
    * The token cache's answer, timed as a token lookup when it answers (with its failures counted as the lookup's):
@@ -92,10 +101,7 @@ export function instrumentStore(store: Store, metrics: Metrics | undefined, span
       if (method === 'tokens.cachedByHash')
         wrapped[name] = cachedTokens(methods[name]!.bind(repository) as unknown as CachedLookup);
       else if (method === 'webhooks.onQueued') wrapped[name] = methods[name]!.bind(repository);
-      else {
-        const measured = around(method, traced);
-        wrapped[name] = (...args: unknown[]) => measured(() => methods[name]!.apply(repository, args));
-      }
+      else wrapped[name] = measured(method, repository, name, traced);
     }
     return wrapped;
   };
@@ -103,10 +109,8 @@ export function instrumentStore(store: Store, metrics: Metrics | undefined, span
   // repository wrapped, ping timed, the rest (kind, migrate, close, the optional hooks) passed on.
   const instrumented: Record<string, unknown> = {};
   for (const [member, value] of Object.entries(store)) {
-    if (member === 'ping') {
-      const measured = around('ping');
-      instrumented[member] = (...args: unknown[]) => measured(() => value.apply(store, args));
-    } else if (typeof value === 'function') instrumented[member] = value.bind(store);
+    if (member === 'ping') instrumented[member] = measured('ping', store, member);
+    else if (typeof value === 'function') instrumented[member] = value.bind(store);
     else if (typeof value === 'object' && value !== null) instrumented[member] = wrap(member, value);
     else instrumented[member] = value;
   }

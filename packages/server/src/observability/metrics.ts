@@ -1,11 +1,12 @@
 // The service's Prometheus metrics, in a registry of their own (one per app, so tests can build several): HTTP by the
 // OpenTelemetry semantic conventions in Prometheus form, the store, the SQLite group commit and page cache, the
-// PostgreSQL pool, and prom-client's process defaults (CPU, memory, GC, event-loop lag). docs/operating.md lists them.
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+// PostgreSQL pool, and prom-client's process defaults but GC (process-metrics.ts). docs/operating.md lists them.
+import { Counter, Gauge, Registry } from 'prom-client';
 import { connectionSheds, type ShedReason } from '../http/connection-shares.js';
 import { logDrops } from '../http/logger.js';
 import type { Store } from '../store/store.js';
 import { FastHistogram } from './fast-histogram.js';
+import { collectProcessMetrics } from './process-metrics.js';
 
 // The semantic conventions' advice for http.server.request.duration, with finer steps below 5 ms: most answers here
 // take well under a millisecond.
@@ -17,8 +18,8 @@ export interface Metrics {
   readonly registry: Registry;
   /** Labels http_request_method, http_route, http_response_status_code, operation_id (http-metrics.ts). */
   readonly requestDuration: FastHistogram;
-  /** Requests being answered now: counted by http-metrics.ts, read by the http_server_active_requests gauge. */
-  readonly inFlight: { count: number };
+  /** Requests being answered now, as http-metrics.ts reads them at scrape time (the http_server_active_requests gauge). */
+  readonly inFlight: { read: () => number };
   /** Whether writes are refused (READ_ONLY), read by the plant_store_read_only gauge; app.ts sets it. */
   readonly readOnly: { on: boolean };
   readonly rateLimitRejections: Counter<'limit'>;
@@ -34,7 +35,7 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   const registers = [registry];
-  collectDefaultMetrics({ register: registry });
+  collectProcessMetrics(registry);
   // Observed once per commit, so on the write path: a FastHistogram's series, as the request durations are.
   const groupCommitBatches = new FastHistogram(
     'plant_store_group_commit_batch_size',
@@ -42,8 +43,8 @@ export function createMetrics(): Metrics {
     [1, 2, 4, 8, 16, 32, 64, 128, 256],
     registers,
   ).series('', () => ({}));
-  // A plain count on the request path; prom-client's Gauge.inc() checks and hashes labels on every call.
-  const inFlight = { count: 0 };
+  // Read at scrape time (http-metrics.ts counts the connections answering): nothing on the request path.
+  const inFlight = { read: () => 0 };
   const readOnly = { on: false };
   new Gauge({
     name: 'plant_store_read_only',
@@ -60,7 +61,7 @@ export function createMetrics(): Metrics {
     help: 'HTTP requests being answered now (in flight)',
     registers,
     collect() {
-      this.set(inFlight.count);
+      this.set(inFlight.read());
     },
   });
   totalCounter(

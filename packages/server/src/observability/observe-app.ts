@@ -33,10 +33,11 @@ export async function registerObservability(
   app: FastifyInstance,
   store: Store,
   { metrics, tracing }: Observability,
+  accessLog: boolean,
 ): Promise<void> {
   if (tracing) {
     await app.register(tracing.plugin);
-    registerTraceLogging(app, (request) => tracing.ids(request));
+    registerTraceLogging(app, (request) => tracing.ids(request), accessLog);
   }
   if (metrics) {
     registerHttpMetrics(app, metrics);
@@ -56,6 +57,7 @@ export class TracedRequestLog extends AccessLog {
 function registerTraceLogging(
   app: FastifyInstance,
   ids: (request: FastifyRequest) => Record<string, string> | undefined,
+  accessLog: boolean,
 ): void {
   app.addHook('onRequest', (request, reply, done) => {
     const bindings = ids(request);
@@ -63,7 +65,7 @@ function registerTraceLogging(
       request.log = request.log.child(bindings);
       reply.log = request.log;
     }
-    request.log.debug({ req: request }, 'incoming request');
+    if (accessLog) request.log.debug({ req: request }, 'incoming request');
     done();
   });
 }

@@ -47,6 +47,9 @@ it('states the defaults loadConfig applies, and the postgres:// form it accepts'
   expect(config.databaseUrl).toContain('data/plant-store.db');
   expect(stated('DATABASE_POOL_SIZE')).toBe(String(config.databasePoolSize));
   expect(stated('SQLITE_GROUP_COMMIT')).toBe(String(config.sqliteGroupCommit));
+  expect(stated('ACCESS_LOG')).toBe(String(config.accessLog));
+  expect(loadConfig({ ACCESS_LOG: 'true' }).accessLog).toBe(true);
+  expect(() => loadConfig({ ACCESS_LOG: 'sometimes' })).toThrow('ACCESS_LOG must be true or false, got "sometimes"');
   expect(config.redisUrl ?? undefined).toBeUndefined();
   expect(rows.get('REDIS_URL')?.[0]).toContain('unset');
   expect(config.jwt ?? undefined).toBeUndefined();

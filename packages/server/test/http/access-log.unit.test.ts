@@ -61,10 +61,41 @@ it('gives the response time in milliseconds to the microsecond, on the text line
   const log = new RequestLog(logger, { reqId: 'r-1' }, {});
   const request = { method: 'GET', url: '/plants', ip: '127.0.0.1', log };
   const answered = { log, statusCode: 200, elapsedTime: 1.2345678901234 };
-  new AccessLog().requestCompleted(null, request as never, answered as never);
-  new AccessLog().requestCompleted(new Error('boom'), request as never, { ...answered, statusCode: 500 } as never);
+  new AccessLog(true).requestCompleted(null, request as never, answered as never);
+  new AccessLog(true).requestCompleted(new Error('boom'), request as never, { ...answered, statusCode: 500 } as never);
   await new Promise((resolve) => setImmediate(resolve));
   expect(lines.map((line) => JSON.parse(line).responseTime)).toEqual([1.235, 1.235]);
+});
+
+describe('without ACCESS_LOG', () => {
+  it('writes no line for an answered request, at info or debug, and still the line of one that errored', async () => {
+    const { logger, lines } = capturingLogger('debug');
+    const log = new RequestLog(logger, { reqId: 'r-2' }, {});
+    const request = { method: 'GET', url: '/plants', ip: '127.0.0.1', log };
+    const answered = { log, statusCode: 200, elapsedTime: 1.5 };
+    const access = new AccessLog(false);
+    access.incomingRequest(request as never);
+    access.requestCompleted(null, request as never, answered as never);
+    access.requestCompleted(new Error('boom'), request as never, { ...answered, statusCode: 500 } as never);
+    await new Promise((resolve) => setImmediate(resolve));
+    const written = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatchObject({ level: 50, reqId: 'r-2', msg: 'request errored', err: { message: 'boom' } });
+  });
+
+  it('with it, writes both lines at debug', async () => {
+    const { logger, lines } = capturingLogger('debug');
+    const log = new RequestLog(logger, { reqId: 'r-3' }, {});
+    const request = { method: 'GET', url: '/plants', ip: '127.0.0.1', log };
+    const access = new AccessLog(true);
+    access.incomingRequest(request as never);
+    access.requestCompleted(null, request as never, { log, statusCode: 200, elapsedTime: 1 } as never);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual([
+      'incoming request',
+      'request completed',
+    ]);
+  });
 });
 
 describe('a request logger', () => {
@@ -108,6 +139,6 @@ describe('with the log off', () => {
     expect(() => log.error(new Error('boom'))).not.toThrow();
     const request = { method: 'GET', url: '/plants', ip: '127.0.0.1', log };
     const reply = { log, statusCode: 200, elapsedTime: 1 };
-    expect(() => new AccessLog().requestCompleted(null, request as never, reply as never)).not.toThrow();
+    expect(() => new AccessLog(true).requestCompleted(null, request as never, reply as never)).not.toThrow();
   });
 });

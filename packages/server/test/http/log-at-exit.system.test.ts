@@ -12,7 +12,7 @@ const dir = mkdtempSync(join(tmpdir(), 'plant-store-log-at-exit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('writes the access line of the last request answered before SIGTERM', async () => {
-  const server = await startServerProcess({ DATABASE_URL: `sqlite:${join(dir, 'plants.db')}` });
+  const server = await startServerProcess({ DATABASE_URL: `sqlite:${join(dir, 'plants.db')}`, ACCESS_LOG: 'true' });
   const path = `/last-request-${Date.now()}`;
   expect((await fetch(`${server.url}${path}`)).status).toBe(404);
   server.child.kill('SIGTERM');

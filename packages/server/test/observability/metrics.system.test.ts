@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { createTestDatabase, type TestDatabase, waitFor } from '@plant-store/test-kit';
 import { samplesWith, sampleValue } from '@plant-store/test-kit/prometheus-samples';
@@ -25,8 +25,11 @@ afterAll(async () => {
 
 const tokenFor = (subject: string) => tokenIn(database.url, subject);
 
-async function start(args: string[] = []): Promise<{ server: ServerProcess; metricsUrl: string }> {
-  const server = await startServerProcess({ DATABASE_URL: database.url, METRICS_PORT: '0' }, args);
+async function start(
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ server: ServerProcess; metricsUrl: string }> {
+  const server = await startServerProcess({ DATABASE_URL: database.url, METRICS_PORT: '0', ...env }, args);
   processes.push(server);
   let metricsUrl = '';
   await waitFor('the metrics listener', () => {
@@ -128,9 +131,46 @@ describe('serve with metrics on', () => {
   });
 });
 
+describe('requests in flight', () => {
+  it('counts a request from its head until its answer, and a connection that goes away mid-request no longer', async () => {
+    const { server, metricsUrl } = await start();
+    const token = await tokenFor(`in-flight-${randomBytes(4).toString('hex')}`);
+    const { hostname, port } = new URL(server.url);
+    const body = JSON.stringify({ id: 7, name: 'held' });
+    // Heads sent, bodies not yet: each request is being answered (its handler waits for the body) until it ends.
+    const head = (id: number) =>
+      `POST /plants HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${token}\r\n` +
+      `content-type: application/json\r\ncontent-length: ${body.length}\r\nx-request-id: in-flight-${id}\r\n\r\n`;
+    const open = () =>
+      new Promise<ReturnType<typeof connect>>((resolve, reject) => {
+        const socket = connect(Number(port), hostname, () => resolve(socket));
+        socket.on('error', reject);
+      });
+    const [first, second] = await Promise.all([open(), open()]);
+    first.write(head(1));
+    second.write(head(2));
+    const active = async () => sampleValue(await scrape(metricsUrl), 'http_server_active_requests');
+    await waitFor('two requests in flight', async () => (await active()) === 2);
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      first.on('data', (chunk) => {
+        text += chunk;
+        if (text.includes('\r\n\r\n')) resolve(text);
+      });
+    });
+    first.write(body);
+    expect(await answer).toMatch(/^HTTP\/1\.1 200 /);
+    await waitFor('one request in flight', async () => (await active()) === 1);
+    second.destroy();
+    await waitFor('no request in flight', async () => (await active()) === 0);
+    first.destroy();
+  });
+});
+
 describe('serve --workers 2 with metrics on', () => {
   it('sums every worker into one scrape of the primary', async () => {
-    const { server, metricsUrl } = await start(['--workers', '2']);
+    // The access log says which worker answered each request.
+    const { server, metricsUrl } = await start(['--workers', '2'], { ACCESS_LOG: 'true' });
     const listening = () =>
       new Set([...server.output().matchAll(/"pid":(\d+)[^\n]*Server listening/g)].map((m) => m[1]));
     await waitFor('both workers to listen', () => listening().size >= 2);

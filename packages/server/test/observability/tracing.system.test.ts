@@ -93,6 +93,7 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
       OTEL_SERVICE_NAME: 'plant-store-under-test',
       // debug adds the "incoming request" line to the one "request completed" line of info: both carry the trace.
       LOG_LEVEL: 'debug',
+      ACCESS_LOG: 'true',
     });
     token = await tokenFor(`traced-${randomBytes(4).toString('hex')}`);
   });
@@ -204,7 +205,7 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
 
 describe('tracing off (the default)', () => {
   it('loads no part of the OpenTelemetry SDK, and its log lines stay as they were', async () => {
-    const server = await start({});
+    const server = await start({ ACCESS_LOG: 'true' });
     const token = await tokenFor(`untraced-${randomBytes(4).toString('hex')}`);
     const response = await fetch(`${server.url}/plants`, {
       headers: {

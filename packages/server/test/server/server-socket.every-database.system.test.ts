@@ -94,8 +94,8 @@ describe('the server process', () => {
     await setup.migrate();
     const { token: termToken } = await issueToken(setup.tokens, { subject: 'term' });
     await setup.close();
-    // debug: the "incoming request" line says when the headers have been read.
-    const proc = await startServerProcess({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'debug' });
+    // debug with the access log: the "incoming request" line says when the headers have been read.
+    const proc = await startServerProcess({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'debug', ACCESS_LOG: 'true' });
     const { port } = new URL(proc.url);
     const body = '{"id": 1, "name": "in flight"}';
     const socket = connect(Number(port), '127.0.0.1');
@@ -123,7 +123,7 @@ describe('the server process', () => {
 
   it('logs JSON lines with the request id, and never a token', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'plant-store-logs-'));
-    const proc = await startServerProcess({ DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}` });
+    const proc = await startServerProcess({ DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, ACCESS_LOG: 'true' });
     try {
       await fetch(`${proc.url}/plants?access_token=pst_leaked`, { headers: { 'x-request-id': 'trace-logs-1' } });
       await fetch(`${proc.url}/plants`, {
@@ -159,6 +159,39 @@ describe('the server process', () => {
       expect(second[0]!.responseTime).toBeGreaterThan(0);
       expect(proc.output()).not.toContain('pst_leaked');
       expect(proc.output()).not.toContain('pst_also_secret');
+    } finally {
+      proc.child.kill('SIGTERM');
+      await proc.exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes no line for an answered request by default (ACCESS_LOG unset), and still the reason of a refusal', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plant-store-no-access-log-'));
+    const databaseUrl = `sqlite:${join(dir, 'db.sqlite')}`;
+    const setup = await openStore(databaseUrl);
+    await setup.migrate();
+    const { token } = await issueToken(setup.tokens, { subject: 'quiet' });
+    await setup.close();
+    const proc = await startServerProcess({ DATABASE_URL: databaseUrl });
+    try {
+      const answered = await fetch(`${proc.url}/plants`, {
+        headers: { authorization: `Bearer ${token}`, 'x-request-id': 'quiet-answered' },
+      });
+      expect(answered.status).toBe(200);
+      // A refusal's reason is logged at info: once it is out, so is any line of the request before it (one batch, in order).
+      const refused = await fetch(`${proc.url}/plants`, { headers: { 'x-request-id': 'quiet-refused' } });
+      expect(refused.status).toBe(401);
+      await waitFor('the refusal to be logged', () => proc.output().includes('"reqId":"quiet-refused"'));
+      const lines = proc
+        .output()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { reqId?: string; msg: string });
+      expect(lines.filter((line) => line.reqId === 'quiet-answered')).toEqual([]);
+      expect(lines.filter((line) => line.reqId === 'quiet-refused').map((line) => line.msg)).toEqual([
+        'request refused',
+      ]);
     } finally {
       proc.child.kill('SIGTERM');
       await proc.exited;
