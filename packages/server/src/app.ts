@@ -89,7 +89,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: loggerOptions(config.logLevel),
     genReqId: options.genReqId ?? requestId,
     requestIdHeader: false,
-    // One line per request (http/logger.ts); with tracing on, bound to its trace (observe-app.ts).
+    // With ACCESS_LOG, one line per request (http/logger.ts); with tracing on, bound to its trace (observe-app.ts).
     logController: observability.tracing ? new TracedRequestLog(config.accessLog) : new AccessLog(config.accessLog),
     // With the log off Fastify's own stand-in is every request's logger already: nothing to make lazily.
     ...(config.logLevel === 'silent' ? {} : { childLoggerFactory: requestLog }),

@@ -1,6 +1,7 @@
 // The service log: JSON lines at the configured level, each with the request id; off when the level is `silent`.
-// A request is one line at `info` ("request completed": method, redacted URL, address, status, time), written when
-// its answer is done, as an access log is; `debug` adds an "incoming request" line when it arrives.
+// With ACCESS_LOG on, a request is one line at `info` ("request completed": method, redacted URL, address, status,
+// time), written when its answer is done; `debug` adds an "incoming request" line when it arrives. Off (the default),
+// a request writes only what it has to say beside that (a refusal's reason, an error).
 //
 // What a request costs the log is priced in the performance manual (layer table): pino's child logger per request and
 // its generic serialization of the line were most of it. So a request's logger is made only when the request writes

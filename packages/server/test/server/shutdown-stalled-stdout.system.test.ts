@@ -16,6 +16,8 @@ beforeAll(async () => {
   server = await startServerProcess({
     DATABASE_URL: `sqlite:${join(dir, 'plants.db')}`,
     SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+    // A line per request: the log the stalled reader leaves behind.
+    ACCESS_LOG: 'true',
   });
 });
 afterAll(async () => {
