@@ -55,8 +55,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /**
    * ACCESS_LOG: a line per request when it is answered (at `info`; at `debug` one more when it arrives). Off by
-   * default: the metrics count every answer by route and status, and the line costs the hot read about 5% of its CPU
-   * (docs/configuration.md says what is given up).
+   * default: the metrics count every answer by route and status, and the line costs the hot read about a tenth of
+   * its CPU (docs/configuration.md says what is given up).
    */
   readonly accessLog: boolean;
   /**

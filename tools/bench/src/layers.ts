@@ -56,7 +56,7 @@ export function layers(receiverUrl: string): Layer[] {
       how: '`ACCESS_LOG=true`: a line per request when it is answered (on)',
       env: { ACCESS_LOG: 'true' },
       on: true,
-      budgetUs: 3,
+      budgetUs: 5,
     },
     off('metrics', '`METRICS_PORT=off`', { METRICS_PORT: 'off' }, 3),
     off(
