@@ -12,8 +12,13 @@ measured for --seconds with wrk -t1 -c<connections> pinned to --core, the order 
 are per round, summarised as median (min-max).
 
   --a URL, --b URL    the two servers (scheme, host and port)
-  --path PATH         the request (default /plants?limit=100)
-  --header 'K: V'     a request header, repeatable (e.g. 'authorization: Bearer ...')
+  --scenario NAME     get (default): one request, --path, again and again; mixed: the bench's mixed workload (nine
+                      reads in ten of a page of 10-100 plants, one create in ten, each of a principal drawn from
+                      the --token list), with ids for the creates that no earlier run used
+  --path PATH         get's request (default /plants?limit=100)
+  --token T           a principal's token, repeatable: get sends the first as its Authorization, mixed spreads its
+                      requests over all (mixed needs one at least; the servers must all accept them)
+  --header 'K: V'     a request header of get, repeatable (e.g. 'authorization: Bearer ...')
   --rounds N          rounds (default 3)
   --seconds N         seconds per measured run (default 5)
   --warm-up RxS       warm-up runs x seconds per server (default 3x3)
@@ -28,7 +33,9 @@ are per round, summarised as median (min-max).
 export interface AbOptions {
   a: string;
   b: string;
+  scenario: 'get' | 'mixed';
   path: string;
+  tokens: string[];
   headers: string[];
   rounds: number;
   seconds: number;
@@ -54,7 +61,9 @@ export function parseAbArgs(argv: string[]): AbOptions {
     options: {
       a: { type: 'string' },
       b: { type: 'string' },
-      path: { type: 'string', default: '/plants?limit=100' },
+      scenario: { type: 'string', default: 'get' },
+      path: { type: 'string' },
+      token: { type: 'string', multiple: true, default: [] },
       header: { type: 'string', multiple: true, default: [] },
       rounds: { type: 'string', default: '3' },
       seconds: { type: 'string', default: '5' },
@@ -69,14 +78,23 @@ export function parseAbArgs(argv: string[]): AbOptions {
   if (!values.a || !values.b) throw new Error('--a and --b are both needed');
   for (const url of [values.a, values.b])
     if (!/^https?:\/\/[^/]+$/.test(url)) throw new Error(`not a server URL: ${url}`);
-  if (!values.path.startsWith('/')) throw new Error(`--path starts with /, not "${values.path}"`);
+  const scenario = values.scenario;
+  if (scenario !== 'get' && scenario !== 'mixed') throw new Error(`--scenario is get or mixed, not "${scenario}"`);
+  if (scenario === 'mixed' && values.token.length === 0) throw new Error('--scenario mixed needs --token');
+  if (scenario === 'mixed' && (values.path !== undefined || values.header.length > 0))
+    throw new Error("--path and --header are the get scenario's (mixed makes its own requests)");
+  const path = values.path ?? '/plants?limit=100';
+  if (!path.startsWith('/')) throw new Error(`--path starts with /, not "${path}"`);
+  for (const token of values.token) if (!/^\S+$/.test(token)) throw new Error(`not a token: "${token}"`);
   for (const header of values.header) if (!/^[^:\s]+:\s*\S/.test(header)) throw new Error(`not a header: "${header}"`);
   const warmUp = /^(\d+)x(\d+)$/.exec(values['warm-up']);
   if (!warmUp) throw new Error(`--warm-up is RUNSxSECONDS (e.g. 3x3), not "${values['warm-up']}"`);
   return {
     a: values.a,
     b: values.b,
-    path: values.path,
+    scenario,
+    path,
+    tokens: values.token,
     headers: values.header,
     rounds: positive('rounds', values.rounds),
     seconds: positive('seconds', values.seconds),

@@ -1,5 +1,6 @@
 // `pnpm bench:ab`: an A/B of any two servers already listening, by the outside method (ab-args.ts) or with both
 // loaded at once (--together), printing each round and the ratios. Usage: pnpm bench:ab --help
+import { randomInt } from 'node:crypto';
 import { AB_USAGE, type AbRun, abOrder, abRatios, parseAbArgs } from './ab-args.js';
 import { show } from './stats.js';
 import { requireWrk, wrk } from './wrk.js';
@@ -17,14 +18,20 @@ try {
 }
 requireWrk();
 const servers = { a: { url: options.a, pid: options.aPid ?? 0 }, b: { url: options.b, pid: options.bPid ?? 0 } };
+// The mixed workload's creates take ids from base + 1,000,000 up (wrk.ts), a run's fewer than 10,000,000: every run
+// gets a block of its own, and this invocation a random range of blocks, so neither an earlier run nor the other side
+// on the same database answers 409.
+let runs = 0;
+const firstBlock = randomInt(1, 100_000) * 1_000;
 const measure = (side: 'a' | 'b', seconds: number) =>
   wrk({
     url: servers[side].url,
-    scenario: 'get',
-    token: '',
+    scenario: options.scenario,
+    token: options.tokens[0] ?? '',
+    tokens: options.tokens,
     path: options.path,
     headers: options.headers,
-    base: 0,
+    base: (firstBlock + runs++) * 10_000_000,
     seconds,
     connections: options.connections,
     serverPid: servers[side].pid,

@@ -11,7 +11,9 @@ describe('parseAbArgs', () => {
     expect(parseAbArgs(['--a', A, '--b', B])).toEqual({
       a: A,
       b: B,
+      scenario: 'get',
       path: '/plants?limit=100',
+      tokens: [],
       headers: [],
       rounds: 3,
       seconds: 5,
@@ -45,7 +47,21 @@ describe('parseAbArgs', () => {
     });
   });
 
+  it('takes the mixed workload with its principals, and a token for get', () => {
+    expect(parseAbArgs(['--a', A, '--b', B, '--scenario', 'mixed', '--token', 't1', '--token', 't2'])).toMatchObject({
+      scenario: 'mixed',
+      tokens: ['t1', 't2'],
+    });
+    expect(parseAbArgs(['--a', A, '--b', B, '--token', 't1'])).toMatchObject({ scenario: 'get', tokens: ['t1'] });
+  });
+
   it('refuses what it cannot run', () => {
+    expect(() => parseAbArgs(['--a', A, '--b', B, '--scenario', 'create'])).toThrow('--scenario is get or mixed');
+    expect(() => parseAbArgs(['--a', A, '--b', B, '--scenario', 'mixed'])).toThrow('--scenario mixed needs --token');
+    expect(() => parseAbArgs(['--a', A, '--b', B, '--scenario', 'mixed', '--token', 't', '--path', '/x'])).toThrow(
+      "--path and --header are the get scenario's",
+    );
+    expect(() => parseAbArgs(['--a', A, '--b', B, '--token', 'two words'])).toThrow('not a token');
     expect(() => parseAbArgs(['--a', A])).toThrow('--a and --b are both needed');
     expect(() => parseAbArgs(['--a', A, '--b', `${B}/plants`])).toThrow('not a server URL');
     expect(() => parseAbArgs(['--a', A, '--b', B, '--path', 'plants'])).toThrow('--path starts with /');
