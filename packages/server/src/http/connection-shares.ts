@@ -45,7 +45,7 @@ export function addressKey(address: string): string {
 }
 
 /** Whether a connection is answering nothing now (Node sets _httpMessage while a response is under way). */
-function idle(socket: Socket): boolean {
+export function idle(socket: Socket): boolean {
   return (socket as Socket & { _httpMessage?: unknown })._httpMessage == null;
 }
 

@@ -2,6 +2,7 @@
 // raw URL, so ids cannot blow up the label set), status and operationId; requests in flight; 429s by limit.
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { idle } from '../http/connection-shares.js';
 import type { HistogramSeries } from './fast-histogram.js';
 import type { Metrics } from './metrics.js';
 
@@ -59,14 +60,14 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): voi
  * drift. Requests made with inject have no connection and are not counted.
  */
 function countAnswering(app: FastifyInstance, inFlight: Metrics['inFlight']): void {
-  const connections = new Set<Socket & { _httpMessage?: unknown }>();
+  const connections = new Set<Socket>();
   app.server.on('connection', (socket: Socket) => {
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
   });
   inFlight.read = () => {
     let answering = 0;
-    for (const socket of connections) if (socket._httpMessage != null) answering++;
+    for (const socket of connections) if (!idle(socket)) answering++;
     return answering;
   };
 }

@@ -56,14 +56,9 @@ export function createMetrics(): Metrics {
       this.set(readOnly.on ? 1 : 0);
     },
   });
-  new Gauge({
-    name: 'http_server_active_requests',
-    help: 'HTTP requests being answered now (in flight)',
-    registers,
-    collect() {
-      this.set(inFlight.read());
-    },
-  });
+  readGauge('http_server_active_requests', 'HTTP requests being answered now (in flight)', registers, () =>
+    inFlight.read(),
+  );
   totalCounter(
     'plant_store_log_lines_dropped_total',
     'Log lines dropped because standard output did not take them (a stalled reader); the log says when it flows again',
