@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BIN, type ServerProcess, startServerProcess, stopAll } from '@plant-store/test-kit/server-process';
+import { BIN, type ServerProcess, startServerProcess, stopAll, tokenIn } from '@plant-store/test-kit/server-process';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-footprint-'));
@@ -66,18 +66,34 @@ describe('a serving process', () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
-  it('runs one worker thread beside the main one for a SQLite store (its log sync and checkpoints share it)', async (context) => {
+  it("starts one worker thread beside the main one at a SQLite store's first write (its log sync and checkpoints share it), none before", async (context) => {
+    const url = `sqlite:${join(dir, 'threads.db')}`;
+    const token = await tokenIn(url, 'alice');
     const server = await serve('threads');
-    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-    // Node 24 on names each worker's OS thread WorkerThread (each a whole Node environment, ~14 MB of RSS) and the
+    // Node 24 on names each worker's OS thread WorkerThread (each a whole Node environment, ~19 MB of RSS) and the
     // main one MainThread (26: node-MainThread); Node 22 calls every thread node, so there they cannot be told apart.
     if (!readFileSync(`/proc/${server.child.pid!}/comm`, 'utf8').trim().endsWith('MainThread')) {
       context.skip('this Node does not name its threads');
     }
-    const names = readdirSync(`/proc/${server.child.pid!}/task`).map((task) =>
-      readFileSync(`/proc/${server.child.pid!}/task/${task}/comm`, 'utf8').trim(),
-    );
-    expect(names.filter((name) => name === 'WorkerThread')).toHaveLength(1);
+    const workerThreads = () =>
+      readdirSync(`/proc/${server.child.pid!}/task`)
+        .map((task) => readFileSync(`/proc/${server.child.pid!}/task/${task}/comm`, 'utf8').trim())
+        .filter((name) => name === 'WorkerThread');
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${server.url}/plants?limit=100`, { headers })).status).toBe(200);
+    expect(workerThreads()).toHaveLength(0);
+    for (const [id, name] of [
+      [1, 'fern'],
+      [2, 'moss'],
+    ] as const) {
+      const body = JSON.stringify({ id, name });
+      const created = await fetch(`${server.url}/plants`, { method: 'POST', headers, body });
+      expect(created.status).toBe(200);
+    }
+    expect(workerThreads()).toHaveLength(1);
+    const page = await (await fetch(`${server.url}/plants?limit=100`, { headers })).json();
+    expect(page.map((plant: { name: string }) => plant.name)).toEqual(['fern', 'moss']);
   });
 
   it('loads no module of a feature that is off', async () => {

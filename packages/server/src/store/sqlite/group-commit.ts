@@ -29,14 +29,14 @@ const LOCK_RETRY_MS = [0, 1, 1, 2, 2, 4];
 
 /**
  * Returns `enqueue`, which runs a write in the next batch transaction and resolves once that batch is durable.
- * `onBatch` hears each batch's size as it commits (metrics), `onRollback` each batch whose transaction failed after
+ * `onBatch` hears each batch's size as it commits (metrics) and whether it changed a row, `onRollback` each batch whose transaction failed after
  * its writes ran. `durable`, when given, makes a committed batch durable (the connection then commits without syncing
  * itself); a failure there answers the batch with 503.
  */
 export function createGroupCommit(
   db: Database,
   maxBatch = 256,
-  onBatch?: (size: number) => void,
+  onBatch?: (size: number, changed: boolean) => void,
   durable?: () => Promise<void>,
   onRollback?: () => void,
 ): <T>(write: () => T) => Promise<T> {
@@ -48,6 +48,12 @@ export function createGroupCommit(
   /** How long a write may wait for the lock in all: the connection's busy_timeout, read once. */
   const lockWaitMs = Number(db.pragma('busy_timeout', { simple: true }));
   let lockTries = 0;
+  /**
+   * Rows this connection has inserted, updated or deleted (triggers' included). A batch that left it unmoved wrote no
+   * page (no write here runs DDL): nothing to sync or checkpoint (a delete that found nothing, a refused conditional
+   * write).
+   */
+  const changes = db.prepare('SELECT total_changes()').pluck();
 
   /** Runs `flush` again once the lock may be free, after refusing the writes that have waited too long. */
   const retryLater = (batch: Pending<unknown>[], error: unknown) => {
@@ -79,6 +85,7 @@ export function createGroupCommit(
     if (batch === queue) queue = [];
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     let began = false;
+    const before = changes.get();
     try {
       // A lock held by another connection is answered at once (SQLITE_BUSY) rather than slept on; restored below.
       // (A prepared PRAGMA would not do: SQLite applies busy_timeout when the statement is compiled. exec, not
@@ -111,7 +118,8 @@ export function createGroupCommit(
       if (db.open) db.exec(`PRAGMA busy_timeout = ${lockWaitMs}`);
     }
     lockTries = 0;
-    onBatch?.(batch.length);
+    const changed = changes.get() !== before;
+    onBatch?.(batch.length, changed);
     if (queue.length > 0 && !scheduled) {
       scheduled = true;
       setImmediate(flush);
@@ -122,7 +130,7 @@ export function createGroupCommit(
         if (outcome.ok) item.resolve(outcome.value);
         else item.reject(asStoreError(outcome.error));
       });
-    if (!durable) return answer();
+    if (!durable || !changed) return answer();
     syncing = true;
     durable()
       .then(answer, (error: unknown) => {

@@ -1,6 +1,7 @@
 // One worker thread keeps the SQLite store's write-ahead log: it fdatasyncs the log for the group commit (its
 // connection commits with synchronous=NORMAL; each sync makes the batches before it as durable as FULL) and runs the
-// checkpoints wal.ts schedules, so neither waits on the event loop. One thread, one Node environment (~14 MB RSS each).
+// checkpoints wal.ts schedules, so neither waits on the event loop. One thread, one Node environment (~19 MB RSS, of
+// which its exit would give back a quarter), started by the first write that changes a row.
 // Requests poll the syncs' progress in shared memory, so a batch is answered within a request of its sync.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -118,15 +119,14 @@ interface Waiting {
   reject: (error: Error) => void;
 }
 
-/** The log keeper of the database at `path` (its log is `<path>-wal`). */
+/**
+ * The log keeper of the database at `path` (its log is `<path>-wal`). Its thread starts at the first sync or
+ * checkpoint asked for, so a process that never writes (a read-only instance, an export) never holds one.
+ */
 export function keepLogOf(path: string): LogKeeper {
   const words = new BigInt64Array(new SharedArrayBuffer(6 * BigInt64Array.BYTES_PER_ELEMENT));
-  const worker = new Worker(KEEPER, {
-    eval: true,
-    workerData: { words, path, driver: createRequire(import.meta.url).resolve('better-sqlite3') },
-  });
-  worker.unref();
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let worker: Worker | undefined;
+  let exited: Promise<void> = Promise.resolve();
   const ring = () => {
     Atomics.add(words, BELL, 1n);
     Atomics.notify(words, BELL);
@@ -140,8 +140,6 @@ export function keepLogOf(path: string): LogKeeper {
     Atomics.store(words, SYNCED, BigInt(Number.MAX_SAFE_INTEGER));
     poll();
   };
-  worker.once('error', broken);
-  worker.once('exit', broken);
   let requested = 0n;
   // The syncs not answered yet, in the order asked. While there are any, the thread holds the process open, as a
   // pending fs call would: a command that writes and then closes must not exit before its write is durable.
@@ -149,6 +147,26 @@ export function keepLogOf(path: string): LogKeeper {
   /** Once closing, the thread holds the process open until it has exited, its pending syncs answered or not. */
   let closing = false;
   let checkpointed: (result: Checkpointed) => void = () => {};
+  // The thread, started at the first ask: it reads the words as it finds them, so the asks made while it was
+  // starting are served at once.
+  const thread = (): Worker => {
+    if (worker) return worker;
+    const started = new Worker(KEEPER, {
+      eval: true,
+      workerData: { words, path, driver: createRequire(import.meta.url).resolve('better-sqlite3') },
+    });
+    worker = started;
+    started.unref();
+    exited = new Promise<void>((resolve) => started.once('exit', () => resolve()));
+    started.once('error', broken);
+    started.once('exit', broken);
+    // With no request coming to poll, the thread's message after each sync answers it.
+    started.on('message', (message: 0 | Checkpointed) => {
+      if (message === 0) poll();
+      else checkpointed(message);
+    });
+    return started;
+  };
 
   const poll = () => {
     if (waiting.length === 0) return;
@@ -158,25 +176,21 @@ export function keepLogOf(path: string): LogKeeper {
     let answered = 1;
     while (answered < waiting.length && waiting[answered]!.seq <= synced) answered++;
     const done = waiting.splice(0, answered);
-    if (waiting.length === 0 && !closing) worker.unref();
+    if (waiting.length === 0 && !closing) worker?.unref();
     for (const item of done) {
       if (failed >= item.seq) item.reject(new Error(`the fdatasync of ${path}-wal failed`));
       else item.resolve();
     }
   };
-  // With no request coming to poll, the thread's message after each sync answers it.
-  worker.on('message', (message: 0 | Checkpointed) => {
-    if (message === 0) poll();
-    else checkpointed(message);
-  });
 
   return {
     sync() {
       const seq = ++requested;
       Atomics.store(words, REQUESTED, seq);
+      const keeper = dead ? worker : thread();
       ring();
       return new Promise<void>((resolve, reject) => {
-        if (waiting.length === 0) worker.ref();
+        if (waiting.length === 0) keeper?.ref();
         waiting.push({ seq, resolve, reject });
         // Only after the thread has died (it never syncs a request before it is made).
         if (Atomics.load(words, SYNCED) >= seq) poll();
@@ -186,6 +200,7 @@ export function keepLogOf(path: string): LogKeeper {
     checkpoint(mode) {
       if (dead || closing) return;
       Atomics.or(words, CHECKPOINT, MODES[mode]);
+      thread();
       ring();
     },
     onCheckpointed(listener) {
@@ -193,6 +208,11 @@ export function keepLogOf(path: string): LogKeeper {
     },
     close() {
       closing = true;
+      // Nothing was ever asked of a thread that never started: nothing to sync or close, and nothing is started later.
+      if (!worker) {
+        broken();
+        return exited;
+      }
       // A request the thread cannot miss, even if it is not asleep yet: its last sync, stored before the flag.
       Atomics.store(words, REQUESTED, ++requested);
       Atomics.store(words, CLOSING, 1n);

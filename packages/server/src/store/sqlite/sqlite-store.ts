@@ -136,9 +136,9 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       : createGroupCommit(
           db,
           undefined,
-          (size) => {
+          (size, changed) => {
             committed();
-            wal?.wrote();
+            if (changed) wal?.wrote();
             options.onGroupCommit?.(size);
           },
           logSync?.sync,

@@ -85,6 +85,35 @@ describe('group commit with a log sync', () => {
     db.close();
   });
 
+  it('answers a batch that changed no row without a sync, and syncs one whose rows a trigger alone changed', async () => {
+    const db = new Database(':memory:');
+    db.exec(`CREATE TABLE t (x INTEGER);
+      CREATE TABLE seen (x INTEGER);
+      CREATE TABLE ask (x INTEGER);
+      CREATE TRIGGER asked AFTER UPDATE ON ask BEGIN INSERT INTO seen VALUES (NEW.x); END;
+      INSERT INTO ask VALUES (0)`);
+    let syncs = 0;
+    const write = createGroupCommit(db, undefined, undefined, async () => {
+      syncs++;
+    });
+    await expect(write(() => db.prepare('DELETE FROM t WHERE x = 1').run().changes)).resolves.toBe(0);
+    await expect(write(() => db.prepare('UPDATE t SET x = 2 WHERE x = 1').run().changes)).resolves.toBe(0);
+    expect(syncs).toBe(0);
+    await expect(write(() => db.prepare('INSERT INTO t VALUES (1)').run().changes)).resolves.toBe(1);
+    expect(syncs).toBe(1);
+    await write(() => db.prepare('UPDATE ask SET x = 1').run());
+    expect(syncs).toBe(2);
+    // A write that failed changed nothing, and one beside it in the batch that changed a row is synced.
+    const [failed, kept] = await Promise.allSettled([
+      write(() => db.prepare('INSERT INTO missing VALUES (1)').run()),
+      write(() => db.prepare('DELETE FROM t').run().changes),
+    ]);
+    expect(failed.status).toBe('rejected');
+    expect(kept).toEqual({ status: 'fulfilled', value: 1 });
+    expect(syncs).toBe(3);
+    db.close();
+  });
+
   it('answers 503 (StoreUnavailableError) when the sync fails', async () => {
     const db = new Database(':memory:');
     db.exec('CREATE TABLE t (x INTEGER)');
