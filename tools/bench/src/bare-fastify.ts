@@ -1,5 +1,5 @@
 // The framework ceiling for the benchmark: a bare Fastify route answering the same 100-plant page from memory,
-// serialized by the same response schema. Usage: PORT=3901 tsx tools/bench/src/bare-fastify.ts
+// serialized by the same response schema. Usage: PORT=3901 node tools/bench/src/bare-fastify.ts
 import { keepTickShapes } from '@plant-store/server/tick-shapes';
 import Fastify from 'fastify';
 

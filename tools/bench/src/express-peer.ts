@@ -2,7 +2,7 @@
 // express-openapi-validator (request validation and bearer security from openapi.yaml), on better-sqlite3 with the
 // same durability (WAL, synchronous=FULL) and one commit per request.
 // Bearer tokens `bench-token-<n>` are accepted as they are, each its own principal (the owner of its plants).
-// Usage: PORT=3902 DATABASE_PATH=... tsx tools/bench/src/express-peer.ts
+// Usage: PORT=3902 DATABASE_PATH=... node tools/bench/src/express-peer.ts
 import { OPENAPI_PATH } from '@plant-store/contract/document';
 import Database from 'better-sqlite3';
 import express, { type NextFunction, type Request, type Response } from 'express';

@@ -1,12 +1,12 @@
 // The floor: Node's HTTP stack with nothing on top. A node:http server that answers every request with one answer
 // recorded from plant-store (the same body bytes, content-type and other headers), so what plant-store spends beyond
 // it is the framework's and its own. targets.ts's floorOf records the answer to a file and starts this.
-// Usage: PORT=7420 FLOOR_ANSWER=answer.json tsx tools/bench/src/floor-server.ts (answer.json: floor-answer.ts), or
-// PORT=7420 FLOOR_FROM=http://127.0.0.1:3000/plants?limit=100 FLOOR_AUTHORIZATION='Bearer ...' tsx ... to record it.
+// Usage: PORT=7420 FLOOR_ANSWER=answer.json node tools/bench/src/floor-server.ts (answer.json: floor-answer.ts), or
+// PORT=7420 FLOOR_FROM=http://127.0.0.1:3000/plants?limit=100 FLOOR_AUTHORIZATION='Bearer ...' node ... to record it.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { keepTickShapes } from '@plant-store/server/tick-shapes';
-import { parseAnswer, recordAnswer } from './floor-answer.js';
+import { parseAnswer, recordAnswer } from './floor-answer.ts';
 
 // As plant-store's bin does, so the yardstick is never the slower for V8's megamorphic nextTick (tick-shapes.js).
 keepTickShapes();
