@@ -1,9 +1,10 @@
 // The metrics listener: GET /metrics on its own address (METRICS_HOST:METRICS_PORT), away from the API's port and
 // its auth, for Prometheus to scrape. With `serve --workers` the primary runs it and gathers every worker's figures.
 import cluster from 'node:cluster';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry, type Registry } from 'prom-client';
+import { http } from '../http/node-http.js';
 
 /** What a scrape answers: the text and its content type. */
 export type Scrape = () => Promise<{ text: string; contentType: string }>;
@@ -52,7 +53,7 @@ export async function startMetricsServer(
   scrape: Scrape,
   onError: (error: unknown) => void,
 ): Promise<{ server: Server; url: string }> {
-  const server = createServer((request, response) => {
+  const server = http.createServer((request, response) => {
     const path = request.url?.split('?')[0];
     if (path !== '/metrics') {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: metrics are at /metrics\n');

@@ -1,9 +1,9 @@
 // One delivery attempt: a POST with a deadline covering DNS, connect, send and the answer; redirects are not
 // followed; at most RESPONSE_CAP bytes of the answer are read (and discarded); https only and public addresses only
 // unless private delivery is allowed.
-import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import { http } from '../http/node-http.js';
 import { isPublicAddress, publicOnlyLookup, RefusedAddressError } from './address-guard.js';
 
 /** The most bytes of a receiver's answer read before the connection is dropped. */

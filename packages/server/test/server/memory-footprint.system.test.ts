@@ -25,6 +25,13 @@ async function serve(name: string, env: Record<string, string> = {}, command?: s
   return server;
 }
 
+/** NODE_OPTIONS that preload `source`, written to the test's folder as `<name>.mjs`, into the served process. */
+function preloading(name: string, source: string): string {
+  const file = join(dir, `${name}.mjs`);
+  writeFileSync(file, source);
+  return `--import ${pathToFileURL(file).href}`;
+}
+
 const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
 
 describe('a serving process', () => {
@@ -96,17 +103,26 @@ describe('a serving process', () => {
     expect(page.map((plant: { name: string }) => plant.name)).toEqual(['fern', 'moss']);
   });
 
+  it("loads node:http as CommonJS, so Node's bundled undici (fetch, WebSocket) is never loaded, metrics and webhooks on", async () => {
+    const listed = join(dir, 'builtins.txt');
+    const hook = `import { writeFileSync } from 'node:fs';
+process.on('exit', () => writeFileSync(${JSON.stringify(listed)}, process.moduleLoadList.join('\\n')));`;
+    const server = await serve('builtins', { NODE_OPTIONS: preloading('builtins', hook), METRICS_PORT: '0' });
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${server.url}/plants`)).status).toBe(401);
+    await stopAll([server]);
+    const builtins = readFileSync(listed, 'utf8').split('\n');
+    // The list is the served process's own: it loaded the HTTP server, and never undici.
+    expect(builtins).toContain('NativeModule _http_server');
+    expect(builtins.filter((name) => name.includes('undici'))).toEqual([]);
+  });
+
   it('loads no module of a feature that is off', async () => {
     const loaded = join(dir, 'loaded.txt');
-    const hook = join(dir, 'hook.mjs');
-    writeFileSync(
-      hook,
-      `import { appendFileSync } from 'node:fs';
+    const hook = `import { appendFileSync } from 'node:fs';
 import { registerHooks } from 'node:module';
-registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loaded)}, url + '\\n'); return next(url, context); } });
-`,
-    );
-    const server = await serve('lazy', { NODE_OPTIONS: `--import ${pathToFileURL(hook).href}`, METRICS_PORT: 'off' });
+registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loaded)}, url + '\\n'); return next(url, context); } });`;
+    const server = await serve('lazy', { NODE_OPTIONS: preloading('hook', hook), METRICS_PORT: 'off' });
     expect((await fetch(`${server.url}/plants`)).status).toBe(401);
     const urls = readFileSync(loaded, 'utf8');
     expect(urls).toContain('better-sqlite3');
