@@ -29,9 +29,9 @@ const LOCK_RETRY_MS = [0, 1, 1, 2, 2, 4];
 
 /**
  * Returns `enqueue`, which runs a write in the next batch transaction and resolves once that batch is durable.
- * `onBatch` hears each batch's size as it commits (metrics) and whether it changed a row, `onRollback` each batch whose transaction failed after
- * its writes ran. `durable`, when given, makes a committed batch durable (the connection then commits without syncing
- * itself); a failure there answers the batch with 503.
+ * `onBatch` hears each batch's size as it commits (metrics) and whether it changed a row, `onRollback` each batch
+ * whose transaction failed after its writes ran. `durable`, when given, makes a committed batch that changed a row
+ * durable (the connection then commits without syncing itself); a failure there answers the batch with 503.
  */
 export function createGroupCommit(
   db: Database,
