@@ -50,8 +50,8 @@ export function createGroupCommit(
   let lockTries = 0;
   /**
    * Rows this connection has inserted, updated or deleted (triggers' included). A batch that left it unmoved wrote no
-   * page (no write here runs DDL): nothing to sync or checkpoint (a delete that found nothing, a refused conditional
-   * write).
+   * page (no write here runs DDL): nothing to sync or checkpoint (a delete that found nothing, a create refused as a
+   * duplicate).
    */
   const changes = db.prepare('SELECT total_changes()').pluck();
 
