@@ -40,6 +40,7 @@ export interface Target {
   start(port: number): Promise<Running>;
 }
 
+/** Waits until `child` answers `path` below 500; a child that never does is stopped before this throws. */
 async function waitForHealth(url: string, child: ChildProcess, path = '/healthz'): Promise<void> {
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`${url}: server exited with ${child.exitCode}`);
@@ -50,6 +51,7 @@ async function waitForHealth(url: string, child: ChildProcess, path = '/healthz'
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  await stopChild(child);
   throw new Error(`${url}: server did not start`);
 }
 
@@ -168,13 +170,8 @@ export function plantStore(
           },
           runtime.node,
         );
-        try {
-          await waitForHealth(url, started);
-          return started;
-        } catch (error) {
-          await stopChild(started);
-          throw error;
-        }
+        await waitForHealth(url, started);
+        return started;
       };
       // Seeded over HTTP by a process of its own, stopped before the measured one starts: that one has written
       // nothing when its first scenario begins (a SQLite process starts its log thread at its first write).
@@ -222,12 +219,7 @@ export async function serveWorkers(options: {
     options.cores,
   );
   const url = `http://127.0.0.1:${options.port}`;
-  try {
-    await waitForHealth(url, child);
-  } catch (error) {
-    await stopChild(child);
-    throw error;
-  }
+  await waitForHealth(url, child);
   return { url, pid: child.pid!, token: options.tokens[0]!, tokens: options.tokens, stop: () => stopChild(child) };
 }
 
@@ -280,9 +272,9 @@ function peer(
         ...vars,
       });
       const url = `http://127.0.0.1:${port}`;
+      await waitForHealth(url, child, health);
+      console.log(`${name}: started at ${url}, pid ${child.pid}`);
       try {
-        await waitForHealth(url, child, health);
-        console.log(`${name}: started at ${url}, pid ${child.pid}`);
         if (seeded) await seed(url, peerTokens);
       } catch (error) {
         await stopChild(child);
