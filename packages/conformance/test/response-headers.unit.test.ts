@@ -19,6 +19,29 @@ describe('response-headers-conformance', () => {
     );
   });
 
+  it("checks the rate limit's headers on every answer a request past the token and scope checks can get", () => {
+    const budget = { 'x-ratelimit-limit': '1200', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60' };
+    const answers = {
+      getPlants: ['200', '304', '400', '429'],
+      createPlant: ['200', '400', '409', '413', '415', '422', '429'],
+      deletePlant: ['204', '400', '404', '429'],
+    };
+    for (const [operationId, statuses] of Object.entries(answers)) {
+      for (const status of statuses) expect(responseHeaderProblems(response(operationId, status), budget)).toEqual([]);
+    }
+    expect(
+      responseHeaderProblems(response('getPlants', '200'), {
+        'x-ratelimit-limit': '0',
+        'x-ratelimit-remaining': '-1',
+        'x-ratelimit-reset': 'soon',
+      }),
+    ).toEqual([
+      'x-ratelimit-limit "0" is below 1',
+      'x-ratelimit-remaining "-1" is below 0',
+      'x-ratelimit-reset "soon" is not an integer',
+    ]);
+  });
+
   it('names a value its schema refuses and an ETag that is no entity tag', () => {
     expect(responseHeaderProblems(response('getPlants', '200'), { etag: 'W/abc' })).toEqual([
       'ETag "W/abc" is not an entity tag ("..." or W/"...")',

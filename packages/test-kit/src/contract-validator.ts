@@ -79,10 +79,14 @@ export async function createContractValidator(): Promise<ContractValidator> {
         const error = parsed as { error?: unknown };
         if (error.error !== status) problems.push(`${where}: Error.error is ${String(error.error)}, not the status`);
       }
+      // The rate limit's headers come all together or, with the per-principal limit off (RATE_LIMIT_MAX=0), not at all.
+      const rateLimit = Object.keys(declared.headers ?? {}).filter((name) => /^x-ratelimit-/i.test(name));
+      const limited = rateLimit.some((name) => headers[name.toLowerCase()] !== undefined);
       for (const name of Object.keys(declared.headers ?? {})) {
         if (name.toLowerCase() === 'link' && status === 200) continue; // only present when more pages follow
         if (name.toLowerCase() === 'idempotent-replayed') continue; // only on a replayed answer
         if (name.toLowerCase() === 'retry-after' && status === 409) continue; // only while the same key is in flight
+        if (rateLimit.includes(name) && !limited) continue;
         if (headers[name.toLowerCase()] === undefined) problems.push(`${where}: header ${name} missing`);
       }
       return problems;

@@ -169,6 +169,9 @@ export interface components {
         /** @description The request is malformed or breaks a bound; `message` names the parameter or field. Since 1.3.0 this includes a query parameter the operation does not declare (`unknown query parameter "tag"; this operation accepts only limit, cursor`) and a declared one given more than once. */
         BadRequest: {
             headers: {
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -200,6 +203,9 @@ export interface components {
             headers: {
                 /** @description Seconds to wait before retrying. */
                 "Retry-After"?: number;
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -221,6 +227,12 @@ export interface components {
     headers: {
         /** @description `true` when this answer is the one kept for the request's `Idempotency-Key`, given again (added in 1.2.0); absent otherwise. */
         IdempotentReplayed: "true";
+        /** @description The caller's rate limit: requests per window (`RATE_LIMIT_MAX`, 1200 a minute by default). On every answer to a request that passed the token and scope checks, while the per-principal limit is on; absent otherwise. */
+        RateLimitLimit: number;
+        /** @description What is left of the caller's limit in the current window after this request; 0 on the 429 that refuses one. */
+        RateLimitRemaining: number;
+        /** @description Seconds until the current window ends and the caller's limit is whole again. */
+        RateLimitReset: number;
     };
     pathItems: never;
 }
@@ -250,6 +262,9 @@ export interface operations {
                     ETag?: string;
                     /** @description RFC 8288 link to the next page (`<url>; rel="next"`), present only when more plants follow. */
                     Link?: string;
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -263,6 +278,9 @@ export interface operations {
                     ETag?: string;
                     /** @description The same `next` link the 200 would carry. */
                     Link?: string;
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -295,6 +313,9 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -305,6 +326,9 @@ export interface operations {
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -319,6 +343,9 @@ export interface operations {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     /** @description Present only when another request with the same key is in progress; seconds to wait. */
                     "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -328,6 +355,9 @@ export interface operations {
             /** @description The request body is larger than `x-body-limit-bytes` allows. */
             413: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -337,6 +367,9 @@ export interface operations {
             /** @description The request body is not `application/json`. */
             415: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -346,6 +379,9 @@ export interface operations {
             /** @description The `Idempotency-Key` was already used, within 24 hours, for a request with another body; nothing was done. Use a new key for a new request (added in 1.2.0). */
             422: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -371,6 +407,9 @@ export interface operations {
             /** @description Plant deleted */
             204: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -381,6 +420,9 @@ export interface operations {
             /** @description The caller has no plant with this id. */
             404: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
