@@ -39,7 +39,11 @@ export async function createRateLimitRedis(url: string): Promise<Redis> {
   return redis;
 }
 
-/** The decimal text of a whole number of requests, made without V8's number-string cache (see its caller). */
+/**
+ * The decimal text of a whole number of requests. toFixed, not String: V8 keeps the strings String() makes of numbers
+ * in its number-string cache, where a count that is new on every request outlives young collections and is promoted,
+ * dying in the old space: a mark-compact every few seconds under load, each a pause in the p99 (this function's test).
+ */
 export const remainingText = (remaining: number): string => remaining.toFixed(0);
 
 /** Registers the limits; the backend tells readiness whether counters are shared (null without Redis). */
@@ -71,9 +75,6 @@ export async function registerRateLimit(
       if (current <= max) {
         // One call a header: an object of them would be built and walked per request.
         reply.header('x-ratelimit-limit', limit);
-        // toFixed, not String: V8 keeps the strings String() makes of numbers in its number-string cache, where the
-        // count, a new number on every request, outlives young collections and is promoted, dying in the old space:
-        // a mark-compact every few seconds under load, each a pause in the p99 (remainingText's test).
         reply.header('x-ratelimit-remaining', remainingText(max - current));
         reply.header('x-ratelimit-reset', seconds);
         return done();

@@ -1,6 +1,6 @@
 // X-RateLimit-Remaining's text, a new number on every request: made without V8's number-string cache, which keeps the
 // strings String() makes (so they outlive young collections and are promoted, and a mark-compact follows every few
-// seconds under load: p999 9.6-14.4 ms against 4.2-5.0 in the open loop at 20,000 requests a second).
+// seconds under load: in the open loop at 20,000 requests a second, p999 9.6-14.4 ms with String(), 4.2-5.0 with it).
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { expect, it } from 'vitest';
