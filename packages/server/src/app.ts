@@ -110,12 +110,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // First of the hooks: every request is measured and traced, those answered early included.
   await registerObservability(app, store, observability, config.accessLog);
   // The answers of a turn of the event loop leave together at its end.
-  registerAnswerBurst(app);
-  // A request's reads of the store check its caches once, against the database as the request began.
+  const burst = registerAnswerBurst(app);
+  // A request's reads of the store check its caches once, against the database as the request began: SQLite's, once
+  // for all the requests of a turn, which wait for it; the turn's answers leave after it.
   if (store.beginRequest) {
     app.addHook('onRequest', (_request, _reply, done) => {
-      store.beginRequest!();
-      done();
+      const look = store.beginRequest!();
+      if (!look) return done();
+      burst.expect();
+      look.then(() => done(), done);
     });
   }
   registerValidation(app);

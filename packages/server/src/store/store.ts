@@ -211,9 +211,11 @@ export interface Store extends PlantStore {
   /**
    * A request has begun. A store whose caches are checked against the database before they answer (SQLite: another
    * process may have committed) checks once for the request's calls rather than once per call, until the next
-   * request begins or the event loop's turn ends. Calls outside requests check each time.
+   * request begins or the event loop's turn ends. Calls outside requests check each time. The promise, where one is
+   * returned, settles once the store has looked for the requests that began in this turn of the event loop, all at
+   * once, after the turn has read them: a request that waits for it before its calls has them check nothing more.
    */
-  beginRequest?(): void;
+  beginRequest?(): Promise<void> | undefined;
   readonly tokens: TokenRepository;
   /** Webhook subscriptions and the outbox of their deliveries. */
   readonly webhooks: WebhookRepository;

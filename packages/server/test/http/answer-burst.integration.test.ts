@@ -56,6 +56,30 @@ it('holds an answer sent until the end of the turn, then writes it', async () =>
   await bare.close();
 });
 
+// A request that waits for something queued in the turn's check phase (the SQLite store's look, app.ts) is answered
+// there; expect() queued the release behind it, so the answer leaves in that turn, before the next turn's timers.
+it('lets an answer given in the check phase leave in that turn once expect() queued the release', async () => {
+  const bare = Fastify();
+  const burst = registerAnswerBurst(bare);
+  const seen: string[] = [];
+  bare.addHook('onRequest', (_request, _reply, done) => {
+    setImmediate(done);
+    burst.expect();
+  });
+  bare.get('/x', (_request, reply) => {
+    reply.send('ok');
+    // A timer already due when the turn ends runs first thing in the next turn: the answer has left by then.
+    setTimeout(() => seen.push(reply.raw.writableEnded ? 'written' : 'held'), 0);
+    const until = performance.now() + 3;
+    while (performance.now() < until);
+  });
+  const answer = await bare.inject({ method: 'GET', url: '/x' });
+  expect(answer.body).toBe('ok');
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(seen).toEqual(['written']);
+  await bare.close();
+});
+
 it('answers a request alone within the turn it was handled in', async () => {
   events.length = 0;
   const answered = get('c');

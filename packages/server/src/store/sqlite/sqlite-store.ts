@@ -161,25 +161,54 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   const changes = createChangeLog(statement);
 
   // Read caches. This connection's writes update what they may alter (afterWrite); other processes' commits are heard
-  // once per request, when the wal-index header moved, from the change feed (migration 7: a trigger's row per move of
-  // an owner's version or the tokens' generation), one statement where reading each version took several.
+  // when the wal-index header moved, from the change feed (migration 7: a trigger's row per move of an owner's version
+  // or the tokens' generation), one statement where reading each version took several. The header is read once per
+  // turn of the event loop for the requests that began in it (beginRequest), else once per request, and by every call
+  // outside requests.
   const walHeader = path === ':memory:' ? undefined : watchWalHeader(path);
   let inRequest = false;
   let checked = false;
   let closing = false;
+  let closed = false;
   const closeRequest = () => {
     closing = false;
     inRequest = false;
     checked = false;
   };
+  /** The look of the turn's requests at the header, while it is still to come. */
+  let look: Promise<void> | undefined;
+  // In the turn's check phase (setImmediate), so after the poll phase has read every request that begins in the turn:
+  // any commit acknowledged before one of them was sent is in the header by then. Its requests' calls then check
+  // nothing more (checked), up to closeRequest, queued after it, or a request begun since, which needs a look of its own.
+  const lookOnce = () => {
+    const settled = new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        look = undefined;
+        if (closed) return resolve();
+        checked = false;
+        try {
+          fresh();
+          resolve();
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+    // Its requests hear a failure; a caller that did not wait for it (a test, a CLI call) is not an unhandled one.
+    settled.catch(() => {});
+    return settled;
+  };
   const beginRequest = () => {
     logSync?.poll();
     inRequest = true;
     checked = false;
+    // Queued before closeRequest, so it runs while the turn's requests are still in it.
+    if (walHeader) look ??= lookOnce();
     if (!closing) {
       closing = true;
       setImmediate(closeRequest);
     }
+    return look;
   };
   const pages = new PageCache(options.pageCacheBytes);
   const tokensByHash = new Map<string, TokenRecord & { secretHash: Buffer }>();
@@ -450,6 +479,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
       watch?.check();
     },
     async close() {
+      closed = true;
       watch?.stop();
       wal?.stop();
       if (db.open) db.close();

@@ -1,7 +1,8 @@
 // A request checks the SQLite store's caches against the database once (the change feed, read as the request's first
 // cached answer is given, when the wal-index header moved), not once per call: another connection's commit is seen by the next request, and by any
 // call once the event loop has turned, while the calls of one request answer from one view. Another connection's
-// commit costs the pages of the owners it did not touch nothing: they stay cached.
+// commit costs the pages of the owners it did not touch nothing: they stay cached. The requests of one turn of the
+// event loop share one look, in the turn's check phase.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +55,61 @@ it('sees another connection’s commit in the next request, and after the turn, 
     other.close();
     await store.close();
   }
+});
+
+// The requests that begin in one turn of the event loop wait for one look at the wal-index header, taken in the
+// turn's check phase: after the last of them began, so a commit made before any of them arrived is seen by all.
+it('has the requests of one turn wait for one look, taken after the last of them began', async () => {
+  const path = join(dir, 'turn.db');
+  const store = openSqliteStore(path);
+  await store.migrate();
+  await store.plants.create('owner', { id: 1n, name: 'one' });
+  const other = new Database(path);
+  const insert = (id: number, name: string) =>
+    other.transaction(() => {
+      other.prepare("INSERT INTO plants (owner, id, name) VALUES ('owner', ?, ?)").run(id, name);
+      other.prepare("UPDATE owner_versions SET version = version + 1 WHERE owner = 'owner'").run();
+    })();
+  try {
+    store.beginRequest!();
+    expect(await names(store)).toEqual(['one']);
+    await new Promise((resolve) => setImmediate(resolve));
+
+    const first = store.beginRequest!();
+    expect(first).toBeInstanceOf(Promise);
+    // Committed after the first request began and before the second: both are answered with it.
+    insert(2, 'two');
+    const second = store.beginRequest!();
+    expect(second).toBe(first);
+    await first;
+    expect(await names(store)).toEqual(['one', 'two']);
+    // The look stands for the rest of the turn's requests: a commit after it is not read by them...
+    insert(3, 'three');
+    expect(await names(store)).toEqual(['one', 'two']);
+    // ...and a request begun after it waits for a look of its own.
+    const third = store.beginRequest!();
+    expect(third).not.toBe(first);
+    await third;
+    expect(await names(store)).toEqual(['one', 'two', 'three']);
+  } finally {
+    other.close();
+    await store.close();
+  }
+});
+
+it('settles a look due after the store closed without reading, and fails no caller that did not wait for it', async () => {
+  const store = openSqliteStore(join(dir, 'closed.db'));
+  await store.migrate();
+  const look = store.beginRequest!();
+  await store.close();
+  await expect(look).resolves.toBeUndefined();
+});
+
+it('has no look to wait for in a database no other connection can reach', async () => {
+  const store = openSqliteStore(':memory:');
+  await store.migrate();
+  expect(store.beginRequest!()).toBeUndefined();
+  await store.close();
 });
 
 it('keeps the pages of owners another connection did not write to, and checks the owner it wrote to', async () => {
