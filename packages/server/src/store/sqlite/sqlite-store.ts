@@ -180,24 +180,24 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   // In the turn's check phase (setImmediate), so after the poll phase has read every request that begins in the turn:
   // any commit acknowledged before one of them was sent is in the header by then. Its requests' calls then check
   // nothing more (checked), up to closeRequest, queued after it, or a request begun since, which needs a look of its own.
-  const lookOnce = () => {
-    const settled = new Promise<void>((resolve, reject) => {
+  // A look that fails (the feed could not be read) settles all the same, leaving nothing checked: each request's own
+  // calls look again and meet the failure themselves, as they did before, and a request that reads no cache (a
+  // health check, a 404) is not refused for it.
+  const lookOnce = () =>
+    new Promise<void>((resolve) => {
       setImmediate(() => {
         look = undefined;
-        if (closed) return resolve();
-        checked = false;
-        try {
-          fresh();
-          resolve();
-        } catch (error) {
-          reject(error);
+        if (!closed) {
+          checked = false;
+          try {
+            fresh();
+          } catch {
+            // Nothing is checked (fresh sets checked only once the feed is read): the requests' calls look again.
+          }
         }
+        resolve();
       });
     });
-    // Its requests hear a failure; a caller that did not wait for it (a test, a CLI call) is not an unhandled one.
-    settled.catch(() => {});
-    return settled;
-  };
   const beginRequest = () => {
     logSync?.poll();
     inRequest = true;
@@ -263,8 +263,16 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
   const fresh = () => {
     // An in-memory database has no other connection.
     if (checked || !walHeader) return;
+    if (!walHeader.unchanged()) {
+      try {
+        readFeed();
+      } catch (error) {
+        // The header moved but what moved it was not heard: the next look must read the feed again.
+        walHeader.forget();
+        throw error;
+      }
+    }
     checked = inRequest;
-    if (!walHeader.unchanged()) readFeed();
   };
   /** The token record for a secret's hash when the cache holds it and it is current. */
   const cachedToken = (secretHash: Buffer) => {

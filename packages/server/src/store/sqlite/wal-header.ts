@@ -11,6 +11,8 @@ export interface WalHeader {
    * a commit between the two then moves the header after this look, and the next call reports it.
    */
   unchanged(): boolean;
+  /** Makes the next call report a change: what the last one saw could not be acted on (the feed failed to read). */
+  forget(): void;
   /** Closes the descriptor: only after the database connection is closed (see sqlite-store.ts's close). */
   close(): void;
 }
@@ -39,6 +41,9 @@ export function watchWalHeader(path: string): WalHeader {
       now.copy(seen);
       known = true;
       return false;
+    },
+    forget() {
+      known = false;
     },
     close() {
       if (fd !== undefined) closeSync(fd);

@@ -97,6 +97,33 @@ it('has the requests of one turn wait for one look, taken after the last of them
   }
 });
 
+// A look that moved past the header and then could not read the feed (here its table renamed away; in life a busy or
+// failing disk) must not count the header as seen: the next look reads the feed again and hears the commit.
+it('hears a commit whose feed could not be read at the first look, at the next', async () => {
+  const path = join(dir, 'feed-failure.db');
+  const store = openSqliteStore(path);
+  await store.migrate();
+  await store.plants.create('owner', { id: 1n, name: 'one' });
+  const other = new Database(path);
+  try {
+    await store.beginRequest!();
+    expect(await names(store)).toEqual(['one']);
+    other.exec("INSERT INTO plants (owner, id, name) VALUES ('owner', 2, 'two')");
+    other.exec("UPDATE owner_versions SET version = version + 1 WHERE owner = 'owner'");
+    other.exec('ALTER TABLE change_feed RENAME TO change_feed_away');
+    // The turn's look fails quietly; the request's own call looks again and meets the failure itself.
+    await store.beginRequest!();
+    await expect(names(store)).rejects.toThrow(/change_feed/);
+    other.exec('ALTER TABLE change_feed_away RENAME TO change_feed');
+    await new Promise((resolve) => setImmediate(resolve));
+    await store.beginRequest!();
+    expect(await names(store)).toEqual(['one', 'two']);
+  } finally {
+    other.close();
+    await store.close();
+  }
+});
+
 it('settles a look due after the store closed without reading, and fails no caller that did not wait for it', async () => {
   const store = openSqliteStore(join(dir, 'closed.db'));
   await store.migrate();

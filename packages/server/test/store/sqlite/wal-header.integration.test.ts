@@ -32,6 +32,10 @@ it('reports each commit by another connection, a checkpoint’s restart included
     other.prepare('INSERT INTO t VALUES (?)').run(9);
     expect(header.unchanged()).toBe(false);
     expect(header.unchanged()).toBe(true);
+    // A caller that could not act on what it saw has the next look report a change again.
+    header.forget();
+    expect(header.unchanged()).toBe(false);
+    expect(header.unchanged()).toBe(true);
   } finally {
     header.close();
     other.close();
