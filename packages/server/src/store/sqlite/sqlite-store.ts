@@ -187,8 +187,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Stor
     new Promise<void>((resolve) => {
       setImmediate(() => {
         look = undefined;
+        // Already checked, the check came after the last request that began (each begin clears checked): it stands.
         if (!closed) {
-          checked = false;
           try {
             fresh();
           } catch {

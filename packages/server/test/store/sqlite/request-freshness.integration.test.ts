@@ -17,15 +17,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const names = async (store: ReturnType<typeof openSqliteStore>) =>
   (JSON.parse(pageText(await store.plants.list('owner', { limit: 10 }))) as { name: string }[]).map((p) => p.name);
 
-it('sees another connection’s commit in the next request, and after the turn, but not within one request', async () => {
-  const path = join(dir, 'plants.db');
-  const store = openSqliteStore(path);
-  await store.migrate();
-  await store.plants.create('owner', { id: 1n, name: 'one' });
-  // Another worker's create, committed at once (a store's own create would wait for the event loop to turn): the
-  // plant and the owner's version, moved in the same transaction as the store does.
-  const other = new Database(path);
-  const insert = other.transaction((id: number, name: string) => {
+/**
+ * Another worker's create through `other`, committed at once (a store's own create would wait for the event loop to
+ * turn): the plant and the owner's version, moved in the same transaction as the store does.
+ */
+const otherCreate = (other: Database.Database) =>
+  other.transaction((id: number, name: string) => {
     other.prepare("INSERT INTO plants (owner, id, name) VALUES ('owner', ?, ?)").run(id, name);
     other
       .prepare(
@@ -34,6 +31,14 @@ it('sees another connection’s commit in the next request, and after the turn, 
       )
       .run();
   });
+
+it('sees another connection’s commit in the next request, and after the turn, but not within one request', async () => {
+  const path = join(dir, 'plants.db');
+  const store = openSqliteStore(path);
+  await store.migrate();
+  await store.plants.create('owner', { id: 1n, name: 'one' });
+  const other = new Database(path);
+  const insert = otherCreate(other);
   try {
     store.beginRequest!();
     expect(await names(store)).toEqual(['one']);
@@ -65,11 +70,7 @@ it('has the requests of one turn wait for one look, taken after the last of them
   await store.migrate();
   await store.plants.create('owner', { id: 1n, name: 'one' });
   const other = new Database(path);
-  const insert = (id: number, name: string) =>
-    other.transaction(() => {
-      other.prepare("INSERT INTO plants (owner, id, name) VALUES ('owner', ?, ?)").run(id, name);
-      other.prepare("UPDATE owner_versions SET version = version + 1 WHERE owner = 'owner'").run();
-    })();
+  const insert = otherCreate(other);
   try {
     store.beginRequest!();
     expect(await names(store)).toEqual(['one']);
@@ -108,8 +109,7 @@ it('hears a commit whose feed could not be read at the first look, at the next',
   try {
     await store.beginRequest!();
     expect(await names(store)).toEqual(['one']);
-    other.exec("INSERT INTO plants (owner, id, name) VALUES ('owner', 2, 'two')");
-    other.exec("UPDATE owner_versions SET version = version + 1 WHERE owner = 'owner'");
+    otherCreate(other)(2, 'two');
     other.exec('ALTER TABLE change_feed RENAME TO change_feed_away');
     // The turn's look fails quietly; the request's own call looks again and meets the failure itself.
     await store.beginRequest!();
@@ -176,7 +176,8 @@ it('refuses a token revoked by another process from the next request on', async 
     store.beginRequest!();
     expect((await authenticateToken(store.tokens, token)).ok).toBe(true);
     other.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), record.id);
-    store.beginRequest!();
+    // The next request, waiting for its turn's look as app.ts has every request do.
+    await store.beginRequest!();
     expect(await authenticateToken(store.tokens, token)).toEqual({ ok: false, reason: 'revoked' });
   } finally {
     other.close();
