@@ -48,7 +48,7 @@ export interface AppOptions {
   handlers?: Readonly<Record<string, BoundHandler>>;
   /** Prometheus metrics and OpenTelemetry tracing (server.ts creates them from the config); both off without. */
   observability?: Observability;
-  /** Makes each request's id; a random UUID per request unless given (http/request-id.ts). */
+  /** Makes each request's id; a UUID-shaped id (random per process, then a counter) unless given (http/request-id.ts). */
   genReqId?: () => string;
   /**
    * The headers every answer carries: `security`, helmet's headers and (on API answers) Cache-Control: no-store;

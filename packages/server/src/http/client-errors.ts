@@ -7,13 +7,13 @@
 //   lingers (request-bodies.ts), so the client reads that answer rather than a reset.
 // - An error that concerns the body of the request in flight (its deadline passed, the client went away mid-body, a
 //   broken chunk) ends that request now, never waiting for its answer: that answer is waiting for the body.
-import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError } from '@plant-store/contract';
 import type { FastifyInstance } from 'fastify';
 import { errorBodyText } from './error-handler.js';
 import { bodyStillArriving, failBody, lingeringClose } from './request-bodies.js';
+import { freshRequestId } from './request-id.js';
 
 /** Status, reason phrase and message for an error Node's HTTP parser or timers report on a connection. */
 function answerFor(error: Error & { code?: string }, midBody: boolean): [number, string, string] {
@@ -67,7 +67,7 @@ function writeAnswer(socket: Socket, error: Error & { code?: string }, midBody: 
   const body = errorBodyText(status, message);
   socket.write(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Request-Id: ${randomUUID()}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+      `X-Request-Id: ${freshRequestId()}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
