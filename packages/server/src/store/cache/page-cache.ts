@@ -1,6 +1,8 @@
 // The stores' cache of plant pages, by owner and (limit, cursor), kept until a write could alter a page (pageChangedBy
 // in write-effect.ts). Bounded in bytes (clients choose limit and cursor), evicted as CLOCK does; a hit only marks its
-// entry, since reordering the Map on each hit allocated. It holds the PostgreSQL store's tokens too.
+// entry, since reordering the Map on each hit allocated. It holds the PostgreSQL store's tokens too. An entry is found
+// by its owner, then its key: no string joining the two is built per lookup (a request's key is a new string, and a
+// joined one was built, flattened and hashed on every get).
 import { effectApplied, type Written } from '@plant-store/core';
 import type { CacheStats, PlantPage } from '../store.js';
 import { type PlantChange, pageChangedBy, type WriteEffect } from './write-effect.js';
@@ -26,6 +28,7 @@ const versionOf = (value: unknown) => (value as Partial<PlantPage>).version;
 
 interface Entry<Value> {
   owner: string;
+  key: string;
   /** The value as last handed out; a page's `version` may lag `version` below until the next get. */
   page: Value;
   /** The page's current version (afterWrite moves it on); the page object gets it at the next get, not at each write. */
@@ -38,9 +41,9 @@ interface Entry<Value> {
 }
 
 export class PageCache<Value = PlantPage> {
-  // Map order is the order eviction passes over entries: the first key is the next candidate.
-  readonly #pages = new Map<string, Entry<Value>>();
-  /** Each owner's entries (the same objects as in #pages), by id: a write visits its owner's pages without a lookup. */
+  // Every entry; its order is the order eviction passes over them: the first is the next candidate.
+  readonly #pages = new Set<Entry<Value>>();
+  /** Each owner's entries (the same objects as in #pages), by key: a write visits its owner's pages without a lookup. */
   readonly #byOwner = new Map<string, Map<string, Entry<Value>>>();
   /** Per owner, a version no cached page of the owner's is older than, where known: oldestVersion in O(1). */
   readonly #floors = new Map<string, string>();
@@ -60,13 +63,12 @@ export class PageCache<Value = PlantPage> {
 
   /** Whether a value is cached under the key (of any version); neither a hit nor a miss. */
   has(owner: string, key: string): boolean {
-    return this.#pages.has(PageCache.#id(owner, key));
+    return this.#byOwner.get(owner)?.has(key) ?? false;
   }
 
   /** The cached value, when there is one and `usable` (default: any) accepts it; anything else counts as a miss. */
   get(owner: string, key: string, usable?: (value: Value) => boolean): Value | undefined {
-    const id = PageCache.#id(owner, key);
-    const entry = this.#pages.get(id);
+    const entry = this.#byOwner.get(owner)?.get(key);
     if (!entry) {
       this.#misses++;
       return undefined;
@@ -84,26 +86,26 @@ export class PageCache<Value = PlantPage> {
   }
 
   set(owner: string, key: string, page: Value, after?: bigint): void {
-    const id = PageCache.#id(owner, key);
-    const bytes = this.#sizeOf(page) + 2 * id.length + ENTRY_OVERHEAD_BYTES;
+    // Counted as the owner and key joined, as a string of both (UTF-16) would hold them.
+    const bytes = this.#sizeOf(page) + 2 * (owner.length + 1 + key.length) + ENTRY_OVERHEAD_BYTES;
     if (bytes > this.#maxBytes) return;
-    this.#remove(id);
+    const replaced = this.#byOwner.get(owner)?.get(key);
+    if (replaced) this.#remove(replaced);
     while (this.#bytes + bytes > this.#maxBytes) {
-      const next = this.#pages.entries().next().value;
-      if (next === undefined) break;
-      const [candidate, entry] = next;
-      if (entry.used) {
+      const candidate = this.#pages.values().next().value;
+      if (candidate === undefined) break;
+      if (candidate.used) {
         // Its second chance: behind every other entry, unmarked (each pass unmarks one, so this ends).
-        entry.used = false;
+        candidate.used = false;
         this.#pages.delete(candidate);
-        this.#pages.set(candidate, entry);
+        this.#pages.add(candidate);
       } else {
         this.#remove(candidate);
       }
     }
     const version = versionOf(page);
-    const entry: Entry<Value> = { owner, page, version, bytes, after, used: false };
-    this.#pages.set(id, entry);
+    const entry: Entry<Value> = { owner, key, page, version, bytes, after, used: false };
+    this.#pages.add(entry);
     this.#bytes += bytes;
     const floor = this.#floors.get(owner);
     if (floor !== undefined && (version === undefined || olderThan(version, floor))) this.#floors.delete(owner);
@@ -112,12 +114,12 @@ export class PageCache<Value = PlantPage> {
       entries = new Map();
       this.#byOwner.set(owner, entries);
     }
-    entries.set(id, entry);
+    entries.set(key, entry);
   }
 
   /** Forgets the owner's pages, after a write to that owner's plants. */
   forget(owner: string): void {
-    for (const id of [...(this.#byOwner.get(owner)?.keys() ?? [])]) this.#remove(id);
+    for (const entry of [...(this.#byOwner.get(owner)?.values() ?? [])]) this.#remove(entry);
   }
 
   /**
@@ -137,9 +139,9 @@ export class PageCache<Value = PlantPage> {
     const changed = (page: PlantPage, after: bigint | undefined) =>
       ids.some((id) => pageChangedBy(effect, id, page, after));
     // A Map may lose the entry being visited (#remove) without upsetting the iteration.
-    for (const [id, entry] of entries) {
+    for (const entry of entries.values()) {
       if (entry.version === from && !changed(entry.page, entry.after)) entry.version = to;
-      else if (olderThan(entry.version!, to)) this.#remove(id);
+      else if (olderThan(entry.version!, to)) this.#remove(entry);
     }
     if (this.#byOwner.has(owner)) this.#floors.set(owner, to);
     return effectApplied();
@@ -163,7 +165,7 @@ export class PageCache<Value = PlantPage> {
     // owner's pages mostly share one).
     let at: string | undefined;
     let start = -1;
-    for (const [id, entry] of entries) {
+    for (const entry of entries.values()) {
       if (!olderThan(entry.version!, version)) continue;
       if (entry.version !== at) {
         at = entry.version!;
@@ -175,7 +177,7 @@ export class PageCache<Value = PlantPage> {
         kept = !pageChangedBy(changes[i]!.effect, changes[i]!.id, entry.page, entry.after);
       }
       if (kept) entry.version = version;
-      else this.#remove(id);
+      else this.#remove(entry);
     }
     if (this.#byOwner.has(owner)) this.#floors.set(owner, version);
   }
@@ -215,17 +217,11 @@ export class PageCache<Value = PlantPage> {
     this.#bytes = 0;
   }
 
-  static #id(owner: string, key: string): string {
-    return `${owner}\u0000${key}`;
-  }
-
-  #remove(id: string): void {
-    const entry = this.#pages.get(id);
-    if (!entry) return;
-    this.#pages.delete(id);
+  #remove(entry: Entry<Value>): void {
+    if (!this.#pages.delete(entry)) return;
     this.#bytes -= entry.bytes;
     const entries = this.#byOwner.get(entry.owner);
-    entries?.delete(id);
+    entries?.delete(entry.key);
     if (entries?.size === 0) {
       this.#byOwner.delete(entry.owner);
       this.#floors.delete(entry.owner);
