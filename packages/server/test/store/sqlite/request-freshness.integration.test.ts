@@ -14,8 +14,27 @@ import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-freshness-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const names = async (store: ReturnType<typeof openSqliteStore>) =>
-  (JSON.parse(pageText(await store.plants.list('owner', { limit: 10 }))) as { name: string }[]).map((p) => p.name);
+type Store = ReturnType<typeof openSqliteStore>;
+
+const names = async (store: Store, owner = 'owner') =>
+  (JSON.parse(pageText(await store.plants.list(owner, { limit: 10 }))) as { name: string }[]).map((p) => p.name);
+
+/**
+ * Runs `test` with a migrated store on a new file and another process's connection to it (a raw one, whose writes
+ * commit at once), and closes both however it ends.
+ */
+async function withOtherConnection(file: string, test: (store: Store, other: Database.Database) => Promise<void>) {
+  const path = join(dir, file);
+  const store = openSqliteStore(path);
+  await store.migrate();
+  const other = new Database(path);
+  try {
+    await test(store, other);
+  } finally {
+    other.close();
+    await store.close();
+  }
+}
 
 /**
  * Another worker's create through `other`, committed at once (a store's own create would wait for the event loop to
@@ -32,14 +51,10 @@ const otherCreate = (other: Database.Database) =>
       .run();
   });
 
-it('sees another connection’s commit in the next request, and after the turn, but not within one request', async () => {
-  const path = join(dir, 'plants.db');
-  const store = openSqliteStore(path);
-  await store.migrate();
-  await store.plants.create('owner', { id: 1n, name: 'one' });
-  const other = new Database(path);
-  const insert = otherCreate(other);
-  try {
+it('sees another connection’s commit in the next request, and after the turn, but not within one request', () =>
+  withOtherConnection('plants.db', async (store, other) => {
+    await store.plants.create('owner', { id: 1n, name: 'one' });
+    const insert = otherCreate(other);
     store.beginRequest!();
     expect(await names(store)).toEqual(['one']);
     insert(2, 'two');
@@ -56,22 +71,14 @@ it('sees another connection’s commit in the next request, and after the turn, 
     // Outside requests, every call checks.
     insert(4, 'four');
     expect(await names(store)).toEqual(['one', 'two', 'three', 'four']);
-  } finally {
-    other.close();
-    await store.close();
-  }
-});
+  }));
 
 // The requests that begin in one turn of the event loop wait for one look at the wal-index header, taken in the
 // turn's check phase: after the last of them began, so a commit made before any of them arrived is seen by all.
-it('has the requests of one turn wait for one look, taken after the last of them began', async () => {
-  const path = join(dir, 'turn.db');
-  const store = openSqliteStore(path);
-  await store.migrate();
-  await store.plants.create('owner', { id: 1n, name: 'one' });
-  const other = new Database(path);
-  const insert = otherCreate(other);
-  try {
+it('has the requests of one turn wait for one look, taken after the last of them began', () =>
+  withOtherConnection('turn.db', async (store, other) => {
+    await store.plants.create('owner', { id: 1n, name: 'one' });
+    const insert = otherCreate(other);
     store.beginRequest!();
     expect(await names(store)).toEqual(['one']);
     await new Promise((resolve) => setImmediate(resolve));
@@ -92,21 +99,13 @@ it('has the requests of one turn wait for one look, taken after the last of them
     expect(third).not.toBe(first);
     await third;
     expect(await names(store)).toEqual(['one', 'two', 'three']);
-  } finally {
-    other.close();
-    await store.close();
-  }
-});
+  }));
 
 // A look that moved past the header and then could not read the feed (here its table renamed away; in life a busy or
 // failing disk) must not count the header as seen: the next look reads the feed again and hears the commit.
-it('hears a commit whose feed could not be read at the first look, at the next', async () => {
-  const path = join(dir, 'feed-failure.db');
-  const store = openSqliteStore(path);
-  await store.migrate();
-  await store.plants.create('owner', { id: 1n, name: 'one' });
-  const other = new Database(path);
-  try {
+it('hears a commit whose feed could not be read at the first look, at the next', () =>
+  withOtherConnection('feed-failure.db', async (store, other) => {
+    await store.plants.create('owner', { id: 1n, name: 'one' });
     await store.beginRequest!();
     expect(await names(store)).toEqual(['one']);
     otherCreate(other)(2, 'two');
@@ -118,11 +117,7 @@ it('hears a commit whose feed could not be read at the first look, at the next',
     await new Promise((resolve) => setImmediate(resolve));
     await store.beginRequest!();
     expect(await names(store)).toEqual(['one', 'two']);
-  } finally {
-    other.close();
-    await store.close();
-  }
-});
+  }));
 
 it('settles a look due after the store closed without reading, and fails no caller that did not wait for it', async () => {
   const store = openSqliteStore(join(dir, 'closed.db'));
@@ -144,20 +139,18 @@ it('keeps the pages of owners another connection did not write to, and checks th
   const store = openSqliteStore(path);
   const other = openSqliteStore(path);
   await store.migrate();
-  const page = async (owner: string) =>
-    (JSON.parse(pageText(await store.plants.list(owner, { limit: 10 }))) as { name: string }[]).map((p) => p.name);
   try {
     await store.plants.create('alice', { id: 1n, name: 'a1' });
     await store.plants.create('bob', { id: 1n, name: 'b1' });
-    expect(await page('alice')).toEqual(['a1']);
-    expect(await page('bob')).toEqual(['b1']);
+    expect(await names(store, 'alice')).toEqual(['a1']);
+    expect(await names(store, 'bob')).toEqual(['b1']);
     const hits = store.cacheStats!().hits;
     await other.plants.create('bob', { id: 2n, name: 'b2' });
     await other.plants.delete('bob', 1n);
     // Alice's page is answered from the cache; bob's is read again, with the other connection's writes.
-    expect(await page('alice')).toEqual(['a1']);
+    expect(await names(store, 'alice')).toEqual(['a1']);
     expect(store.cacheStats!().hits).toBe(hits + 1);
-    expect(await page('bob')).toEqual(['b2']);
+    expect(await names(store, 'bob')).toEqual(['b2']);
     expect(store.cacheStats!().hits).toBe(hits + 1);
   } finally {
     await other.close();
@@ -165,34 +158,22 @@ it('keeps the pages of owners another connection did not write to, and checks th
   }
 });
 
-it('refuses a token revoked by another process from the next request on', async () => {
-  const path = join(dir, 'tokens.db');
-  const store = openSqliteStore(path);
-  await store.migrate();
-  const { issueToken, authenticateToken } = await import('../../../src/auth/tokens.js');
-  const { token, record } = await issueToken(store.tokens, { subject: 'alice' });
-  const other = new Database(path);
-  try {
+it('refuses a token revoked by another process from the next request on', () =>
+  withOtherConnection('tokens.db', async (store, other) => {
+    const { issueToken, authenticateToken } = await import('../../../src/auth/tokens.js');
+    const { token, record } = await issueToken(store.tokens, { subject: 'alice' });
     store.beginRequest!();
     expect((await authenticateToken(store.tokens, token)).ok).toBe(true);
     other.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), record.id);
     // The next request, waiting for its turn's look as app.ts has every request do.
     await store.beginRequest!();
     expect(await authenticateToken(store.tokens, token)).toEqual({ ok: false, reason: 'revoked' });
-  } finally {
-    other.close();
-    await store.close();
-  }
-});
+  }));
 
-it("keeps token records cached across another process's plant writes, reading only the tokens' generation", async () => {
-  const path = join(dir, 'token-generation.db');
-  const store = openSqliteStore(path);
-  await store.migrate();
-  const { issueToken, authenticateToken } = await import('../../../src/auth/tokens.js');
-  const { token, record } = await issueToken(store.tokens, { subject: 'alice' });
-  const other = new Database(path);
-  try {
+it("keeps token records cached across another process's plant writes, reading only the tokens' generation", () =>
+  withOtherConnection('token-generation.db', async (store, other) => {
+    const { issueToken, authenticateToken } = await import('../../../src/auth/tokens.js');
+    const { token, record } = await issueToken(store.tokens, { subject: 'alice' });
     store.beginRequest!();
     expect((await authenticateToken(store.tokens, token)).ok).toBe(true);
     // Another process's create moves the wal-index header; a change to the token made without moving its generation
@@ -206,8 +187,4 @@ it("keeps token records cached across another process's plant writes, reading on
     other.prepare('UPDATE token_generation SET generation = generation + 1').run();
     store.beginRequest!();
     expect(await authenticateToken(store.tokens, token)).toEqual({ ok: false, reason: 'revoked' });
-  } finally {
-    other.close();
-    await store.close();
-  }
-});
+  }));
